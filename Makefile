@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Both set up .venv first if needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test test-fast bench locomo clean
+
+# The CPU build of torch goes in first: sentence-transformers would otherwise pull the CUDA one.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	bash examples/demo.sh
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: setup
+	$(BIN)/python benchmarks/recall_speed.py
+
+locomo: setup
+	$(BIN)/python benchmarks/locomo.py ../shared/bench/locomo
+
+clean:
+	rm -rf demo-vault .pytest_cache

@@ -1,0 +1,97 @@
+"""Every exception a person can act on lives here; the CLI turns them into one line and a non-zero exit."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class VaultError(Exception):
+    """Base class: something went wrong that the person can fix; message says what to do."""
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.hint = hint
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        text = f"{where}{self.message}"
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class VaultNotFound(VaultError):
+    """No vault at --vault, SHERIFF_VAULT, or any folder above the current one."""
+
+
+class InitRefused(VaultError):
+    """`vault init` was pointed at a folder it should not take over."""
+
+
+class ConfigError(VaultError):
+    """vault.yaml has a bad value; the message names the key."""
+
+
+class TopicFormatError(VaultError):
+    """A topic file cannot be read; the message names the file and line."""
+
+
+class TopicNotFound(VaultError):
+    """No topic matches the id, slug or name given."""
+
+
+class AmbiguousTopic(VaultError):
+    """More than one topic matches a name; the message lists them."""
+
+
+class TimePhraseError(VaultError):
+    """A phrase does not name a time window we understand."""
+
+
+class ConversationFormatError(VaultError):
+    """A conversation buffer (JSONL or Markdown) has a bad line."""
+
+
+class LockTimeout(VaultError):
+    """Another process held a vault or index lock for too long."""
+
+
+class GitError(VaultError):
+    """A git operation failed; the message says which and why."""
+
+
+class IndexUnavailable(VaultError):
+    """The search index cannot be used and could not be rebuilt."""
+
+
+class DaemonError(VaultError):
+    """The watch daemon could not be started, reached or stopped."""
+
+
+class ExtractorError(VaultError):
+    """The sleep extractor (offline or OpenAI) failed to produce topic updates."""
+
+
+class UnsafeContent(VaultError):
+    """A memory write contains injection phrasing, an exfiltration command, hidden Unicode or a secret."""
+
+
+class SkillError(VaultError):
+    """A skill's manifest is bad, or running it failed or timed out."""
+
+
+class ToolError(VaultError):
+    """A tool call had bad arguments or tried to leave the repository."""

@@ -1,0 +1,63 @@
+"""Shared fixtures: real vaults (real git) in tmp_path, the real CLI in-process and as a subprocess."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from sheriff_vault.cli import cli  # noqa: E402
+from sheriff_vault.vault import Vault, init_vault  # noqa: E402
+
+NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Vault:
+    """A fresh vault made by `vault init` in a temporary folder."""
+    return init_vault(tmp_path / "vault").vault
+
+
+@pytest.fixture
+def invoke():
+    """Run the CLI in-process with click's runner; returns the Result (exit code, output, stderr)."""
+    runner = CliRunner()
+
+    def _invoke(*args: str, input: str | None = None, env: dict | None = None):
+        return runner.invoke(cli, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
+
+    return _invoke
+
+
+def run_vault(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None,
+              timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `python -m sheriff_vault ARGS` as a real subprocess."""
+    full_env = dict(os.environ)
+    full_env.pop("SHERIFF_VAULT", None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "sheriff_vault", *map(str, args)], cwd=cwd, input=input,
+                          capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+@pytest.fixture
+def run():
+    return run_vault
+
+
+def git(root: Path, *args: str) -> str:
+    """Plain git, as a person would run it (with an identity so commits work on a bare CI box)."""
+    out = subprocess.run(["git", "-c", "user.name=Person", "-c", "user.email=person@example.com", *args], cwd=root,
+                         capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def commit_count(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD").strip())
