@@ -39,6 +39,7 @@ class RetrievalSettings:
     facts_per_topic: int = 6
     budget: int = 4000
     tau_days: float = 45.0
+    recency_floor: float = 0.5
     weights: Weights = field(default_factory=Weights)
     utility_weight: float = 0.05
     window_boost: float = 2.0
@@ -104,6 +105,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "retrieval.facts_per_topic": (lambda v: 1 <= v <= 100, "an integer from 1 to 100"),
     "retrieval.budget": (lambda v: v >= 200, "at least 200 characters"),
     "retrieval.tau_days": (lambda v: v > 0, "a positive number of days"),
+    "retrieval.recency_floor": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
     "retrieval.window_boost": (lambda v: v >= 1, "a number >= 1"),
     "retrieval.outside_window": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
     "retrieval.mmr_lambda": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),

@@ -8,6 +8,7 @@ on the wall. Every supported form is one row of `_ENTRIES`: read that list to se
 """
 from __future__ import annotations
 
+import functools
 import re
 import string
 from calendar import monthrange
@@ -436,12 +437,16 @@ def _compile(src: str) -> re.Pattern:
     return re.compile(r"(?<![\w/])(?:" + src.replace(" ", r"\s+") + r")(?![\w/])", re.I | re.A)
 
 
-_POINT_ALT = "|".join(f"(?:{_nocap(_expand(s))})(?![\\w/])" for s, _, kind in _ENTRIES if kind != TEXT)
-_COMPILED = [(_compile(_expand(s).replace("<A>", f"(?P<a>{_POINT_ALT})").replace("<B>", f"(?P<b>{_POINT_ALT})")),
-              h, k) for s, h, k in _ENTRIES]
-_POINTS = [(rx, h) for rx, h, k in _COMPILED if k != TEXT]   # what may follow since/before/after/between
-_IN_TEXT = [(rx, h) for rx, h, k in _COMPILED if k != BARE]  # what find() looks for in free text
-_WHOLE = [(rx, h) for rx, h, _ in _COMPILED]                  # what resolve() accepts as the whole phrase
+@functools.cache
+def _tables() -> tuple[list, list, list]:
+    """Compile the table on first use (about 60 ms), so commands that never parse time do not pay it."""
+    point_alt = "|".join(f"(?:{_nocap(_expand(s))})(?![\\w/])" for s, _, kind in _ENTRIES if kind != TEXT)
+    compiled = [(_compile(_expand(s).replace("<A>", f"(?P<a>{point_alt})").replace("<B>", f"(?P<b>{point_alt})")),
+                 h, k) for s, h, k in _ENTRIES]
+    points = [(rx, h) for rx, h, k in compiled if k != TEXT]   # what may follow since/before/after/between
+    in_text = [(rx, h) for rx, h, k in compiled if k != BARE]  # what find() looks for in free text
+    whole = [(rx, h) for rx, h, _ in compiled]                  # what resolve() accepts as the whole phrase
+    return points, in_text, whole
 _SLEEPY = re.compile(r"\b(?:slept|sleep|sleeping|asleep|woke|waking)\b", re.I)
 
 
@@ -459,7 +464,7 @@ def _call(fn: Handler, m: re.Match, c: _Ctx) -> Optional[_R]:
 
 
 def _point(text: str, c: _Ctx) -> Optional[_R]:
-    for rx, fn in _POINTS:
+    for rx, fn in _tables()[0]:
         m = rx.fullmatch(text)
         r = _call(fn, m, c) if m else None
         if r:
@@ -478,7 +483,7 @@ def _ctx(now: datetime, tz: str, slept_at: datetime | None, prefer: str) -> _Ctx
 def _scan(text: str, c: _Ctx) -> list[Window]:
     """All matches of all rows; keep the earliest, longest at a tie, then the next that does not overlap."""
     found = []
-    for rx, fn in _IN_TEXT:
+    for rx, fn in _tables()[1]:
         for m in rx.finditer(text):
             r = _call(fn, m, c)
             if r:
@@ -512,7 +517,7 @@ def resolve(phrase: str, now: datetime, tz: str = "UTC", *, slept_at: datetime |
     c = _ctx(now, tz, slept_at, prefer)
     core = phrase.strip(string.whitespace + string.punctuation)
     if core:
-        for rx, fn in _WHOLE:
+        for rx, fn in _tables()[2]:
             m = rx.fullmatch(core)
             r = _call(fn, m, c) if m else None
             if r:

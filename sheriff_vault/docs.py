@@ -1,0 +1,178 @@
+"""What the index holds: vault files turned into searchable documents (no search code here).
+
+A topic gives one topic document (name, aliases, one-liner) and one document per fact, open loop
+and event line, each with its date and citations, so recall can return a topic with only its
+relevant facts. Topic event files give dated records of what each sleep changed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .topics import Topic, iso, parse_time
+
+CONSTRAINT = re.compile(
+    r"\b(always|never|must|mustn't|should|shouldn't|do not|don't|prefer(s|red)?|please use|instead of|only use|"
+    r"make sure|avoid|no more than|at most|at least)\b", re.I)
+
+
+@dataclass
+class Doc:
+    doc_id: str
+    kind: str  # topic | fact | loop | event | skill
+    path: str
+    topic_path: str
+    text: str
+    topic_text: str
+    date: str  # ISO-8601 UTC or ""
+    line: int = 0
+    cites: list[dict] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def when(self) -> dt.datetime | None:
+        return parse_time(self.date) if self.date else None
+
+    def row(self) -> tuple:
+        return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
+                json.dumps(self.cites), int(self.done))
+
+
+DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done"
+
+
+def doc_from_row(row: tuple) -> Doc:
+    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done = row
+    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, json.loads(cites), bool(done))
+
+
+@dataclass
+class TopicRow:
+    """The topic fields ranking needs, so recall never re-reads topic files."""
+
+    path: str
+    topic_id: str
+    name: str
+    slug: str
+    one_liner: str
+    aliases: list[str]
+    first_seen: str
+    last_seen: str
+    utility: float
+    touch_count: int
+    evergreen: bool
+    related: list[dict]
+    skills: list[str]
+    constraints: int
+    item_dates: list[str]
+
+    def row(self) -> tuple:
+        d = asdict(self)
+        for key in ("aliases", "related", "skills", "item_dates"):
+            d[key] = json.dumps(d[key])
+        d["evergreen"] = int(d["evergreen"])
+        return tuple(d[k] for k in TOPIC_FIELDS)
+
+    @property
+    def last_seen_at(self) -> dt.datetime | None:
+        return parse_time(self.last_seen)
+
+
+TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "first_seen", "last_seen", "utility",
+                "touch_count", "evergreen", "related", "skills", "constraints", "item_dates")
+
+
+def topic_from_row(row: tuple) -> TopicRow:
+    d = dict(zip(TOPIC_FIELDS, row))
+    for key in ("aliases", "related", "skills", "item_dates"):
+        d[key] = json.loads(d[key])
+    d["evergreen"] = bool(d["evergreen"])
+    return TopicRow(**d)
+
+
+@dataclass
+class EventRow:
+    path: str
+    topic_id: str
+    topic_path: str
+    at: str
+    summary: str
+    turns: str
+    conversation: str
+
+
+@dataclass
+class FileDocs:
+    """Everything one file contributes to the index."""
+
+    path: str
+    docs: list[Doc] = field(default_factory=list)
+    topic: TopicRow | None = None
+    event: EventRow | None = None
+
+
+def topic_docs(topic: Topic) -> FileDocs:
+    rel = topic.rel
+    names = " ".join([topic.name, *topic.aliases])
+    last = iso(topic.last_seen) if topic.last_seen else ""
+    out = FileDocs(rel)
+    head = " — ".join(p for p in (topic.name, topic.one_liner) if p)
+    out.docs.append(Doc(f"{rel}#topic", "topic", rel, rel, head, names, last, 0))
+    constraints, dates = 0, []
+    for item in topic.items():
+        when = item.when
+        date = iso(when) if when else ""
+        if date:
+            dates.append(date)
+        if CONSTRAINT.search(item.text):
+            constraints += 1
+        out.docs.append(Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
+                            [c.to_json() for c in item.citations], item.done))
+    out.topic = TopicRow(
+        path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
+        aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
+        utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen, related=topic.related,
+        skills=topic.skills, constraints=constraints, item_dates=sorted(set(dates)),
+    )
+    return out
+
+
+def event_docs(rel: str, text: str) -> FileDocs:
+    """An events/ file: frontmatter (topic_id, topic, at, turns, conversation) and a summary body."""
+    import frontmatter
+
+    post = frontmatter.loads(text)
+    at = parse_time(post.get("at"))
+    if not at or not post.get("topic_id"):
+        raise ValueError("event file needs `topic_id` and `at` in its frontmatter")
+    summary = " ".join(l.strip().lstrip("-* ").strip() for l in post.content.splitlines() if l.strip())
+    row = EventRow(rel, str(post.get("topic_id")), str(post.get("topic") or ""), iso(at), summary[:2000],
+                   str(post.get("turns") or ""), str(post.get("conversation") or ""))
+    return FileDocs(rel, event=row)
+
+
+def skill_docs(rel: str, text: str) -> FileDocs:
+    """A skill manifest: searchable by name, description and tags."""
+    data: Any = json.loads(text)
+    if not isinstance(data, dict) or not data.get("skill_id"):
+        raise ValueError("skill manifest needs a `skill_id`")
+    body = " — ".join(str(data.get(k) or "") for k in ("name", "description") if data.get(k))
+    tags = " ".join(str(t) for t in data.get("tags") or [])
+    return FileDocs(rel, docs=[Doc(f"{rel}#skill", "skill", rel, rel, body, f"{data['skill_id']} {tags}", "", 0,
+                                   [{"skill_id": data["skill_id"]}])])
+
+
+def kind_of(rel: str) -> str | None:
+    """Which vault paths the index reads, and as what."""
+    parts = Path(rel).parts
+    if len(parts) == 2 and parts[0] == "topics" and rel.endswith(".md") and not parts[1].startswith("."):
+        return "topic"
+    if len(parts) == 5 and parts[0] == "events" and rel.endswith(".md"):
+        return "event"
+    if len(parts) == 3 and parts[0] == "skills" and parts[2] == "manifest.json":
+        return "skill"
+    return None

@@ -1,0 +1,170 @@
+"""Recall end to end on real vaults: real Tantivy index, the real embedding model, real git."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from memory_fixtures import build, day, write_wake_packet
+
+from sheriff_vault.errors import TimePhraseError, VaultError
+from sheriff_vault.index import Index
+from sheriff_vault.recall import PREAMBLE, recall
+
+pytestmark = pytest.mark.slow
+NOW = day("2026-02-24T10:00:00")
+
+
+@pytest.fixture
+def filled(vault):
+    build(vault)
+    return vault
+
+
+def names(result) -> list[str]:
+    return [t.name for t in result.topics]
+
+
+def test_alias_recalls_the_right_topic_without_being_asked(filled):
+    result = recall(filled, "is the party still on saturday?", now=NOW)
+    assert names(result)[0] == "Caroline's birthday party"
+    assert result.topics[0].signals["alias"] == 1.0
+    text = result.render(2000)
+    assert text.startswith(PREAMBLE)
+    assert "Riverside Park" in text and "[t1]" in text
+
+
+def test_semantic_match_without_shared_words(filled):
+    result = recall(filled, "when do we fly to Portugal for the company trip", now=NOW)
+    assert names(result)[0] == "Team offsite in Lisbon"
+
+
+def test_facts_carry_dates_and_citations_in_json(filled):
+    data = recall(filled, "postgres upgrade failure", now=NOW).to_json()
+    top = data["topics"][0]
+    assert top["name"] == "Database migration"
+    assert top["path"] == "topics/database-migration.md"
+    fact = next(f for f in top["facts"] if "invoices" in f["text"])
+    assert fact["date"] == "2026-02-17T00:00:00Z"
+    assert fact["citations"] == [{"file": "conversations/x.md", "turns": ["t2"]}]
+    assert {"bm25", "embedding"} <= set(fact["signals"])
+    assert "verify" in data["notice"]
+
+
+def test_last_week_restricts_to_that_window(filled):
+    result = recall(filled, "what did we work on last week?", now=NOW)
+    assert result.mode == "deep"
+    assert result.window.start == day("2026-02-16T00:00:00") and result.window.end == day("2026-02-23T00:00:00")
+    assert set(names(result)) == {"Database migration", "Team offsite in Lisbon"}
+
+
+def test_before_you_slept_uses_the_wake_packet(filled):
+    write_wake_packet(filled, day("2026-02-12T00:00:00"))
+    result = recall(filled, "what were we doing before you slept?", now=NOW)
+    assert result.window.end == day("2026-02-12T00:00:00") and result.window.start is None
+    assert set(names(result)) == {"Caroline's birthday party", "Vegetable garden"}
+    after = recall(filled, "what happened since you woke up", now=NOW)
+    assert set(names(after)) == {"Database migration", "Team offsite in Lisbon"}
+
+
+def test_since_and_until_flags(filled):
+    result = recall(filled, "anything", since="2026-02-01", until="2026-02-15", now=NOW, deep=True)
+    assert names(result) == ["Caroline's birthday party"]
+    with pytest.raises(TimePhraseError):
+        recall(filled, "anything", since="banana", now=NOW)
+    with pytest.raises(VaultError):
+        recall(filled, "anything", since="2026-02-15", until="2026-02-01", now=NOW)
+
+
+def test_budget_is_respected_and_spent_on_the_best_facts(filled):
+    result = recall(filled, "party budget", now=NOW)
+    small = result.render(200)
+    assert len(small) <= 200
+    assert "400 USD" in small
+    big = result.render(5000)
+    assert len(big) > len(small)
+
+
+def test_light_and_deep_modes(filled):
+    light = recall(filled, "tomatoes in the raised beds", now=NOW)
+    assert light.mode == "light" and light.triggers == []
+    remember = recall(filled, "do you remember what we said about tomatoes", now=NOW)
+    assert remember.mode == "deep" and remember.triggers[0].name == "memory_reference"
+    switch = recall(filled, "anyway, tomatoes in the raised beds", now=NOW)
+    assert "context_switch" in [t.name for t in switch.triggers]
+    trace = recall(filled, "Traceback (most recent call last):\n  File \"m.py\", line 3\nKeyError: 'invoices'", now=NOW)
+    assert "debug_recurrence" in [t.name for t in trace.triggers]
+    vague = recall(filled, "hmm", now=NOW)
+    assert "low_confidence" in [t.name for t in vague.triggers]
+    forced = recall(filled, "tomatoes in the raised beds", now=NOW, deep=True)
+    assert forced.mode == "deep"
+
+
+def test_reintroduced_entity_triggers_deep_unless_in_tail(filled):
+    fired = recall(filled, "how is the Lisbon trip going", now=NOW)
+    assert "reintroduced_entity" in [t.name for t in fired.triggers]
+    quiet = recall(filled, "how is the Lisbon trip going", tail="user: we booked Lisbon flights", now=NOW)
+    assert "reintroduced_entity" not in [t.name for t in quiet.triggers]
+
+
+def test_deep_mode_expands_along_related_links(filled):
+    from sheriff_vault.edits import link_topics
+
+    link_topics(filled, "Team offsite in Lisbon", "Vegetable garden", "RELATES_TO", 1.0)
+    result = recall(filled, "remember the offsite flights?", now=NOW, k=1)
+    assert result.mode == "deep"
+    assert result.topics[0].name == "Team offsite in Lisbon"
+    expanded = [t for t in result.topics if t.signals.get("expanded_from")]
+    assert [t.name for t in expanded] == ["Vegetable garden"]
+
+
+def test_evergreen_topics_do_not_decay(vault):
+    from sheriff_vault.edits import create_topic
+
+    create_topic(vault, "Coding style", now=day("2024-01-01T00:00:00"), facts=["Always use type hints."],
+                 evergreen=True)
+    create_topic(vault, "Coding chores", now=day("2024-01-01T00:00:00"), facts=["Always run the linter."])
+    result = recall(vault, "coding rules", now=NOW, explain=True)
+    by_name = {c.name: c.signals for c in result.candidates}
+    assert by_name["Coding style"]["recency"] == 1.0
+    assert by_name["Coding chores"]["recency"] < 0.51
+
+
+def test_explain_lists_every_signal(filled, invoke):
+    out = invoke("recall", "the party", "--explain", "--no-daemon", "--now", "2026-02-24T10:00:00Z",
+                 "--vault", filled.root)
+    assert out.exit_code == 0
+    for word in ("mode: light", "triggers:", "window: none", "rel=", "bm25=", "emb=", "alias=", "util=", "rec=", "win="):
+        assert word in out.stdout
+
+
+def test_bad_queries_get_clear_messages(filled, invoke):
+    empty = invoke("recall", "", "--vault", filled.root)
+    assert empty.exit_code == 1 and "query is empty" in empty.output
+    huge = invoke("recall", "party " * 20000, "--no-daemon", "--json", "--vault", filled.root)
+    assert huge.exit_code == 0
+    assert "used the first 4000" in huge.stderr
+    assert json.loads(huge.stdout)["topics"]
+    unknown = invoke("recall", "x", "--frobnicate", "--vault", filled.root)
+    assert unknown.exit_code == 2 and "No such option" in unknown.output
+    not_time = invoke("recall", "x", "--since", "the party", "--vault", filled.root)
+    assert not_time.exit_code == 1 and "not a time phrase" in not_time.output
+
+
+def test_broken_topic_is_skipped_with_a_warning_and_others_indexed(filled):
+    (filled.root / "topics" / "broken.md").write_text("---\nid: [oops\n---\n")
+    result = recall(filled, "the party", now=NOW)
+    assert names(result)[0] == "Caroline's birthday party"
+    assert any("topics/broken.md" in w for w in result.warnings)
+
+
+def test_recall_catches_up_with_edits_and_deletions_without_a_daemon(filled):
+    index = Index(filled)
+    assert recall(filled, "the party", index=index, now=NOW).topics
+    path = filled.root / "topics" / "vegetable-garden.md"
+    path.write_text(path.read_text().replace("raised beds", "zanzibar planters"))
+    hit = recall(filled, "zanzibar planters", index=index, now=NOW)
+    assert names(hit)[0] == "Vegetable garden" and "zanzibar" in hit.render(2000)
+    path.unlink()
+    gone = recall(filled, "zanzibar planters tomatoes garden", index=index, now=NOW)
+    assert "Vegetable garden" not in names(gone)
+    index.close()
