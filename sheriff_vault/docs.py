@@ -15,6 +15,25 @@ from typing import Any
 
 from .topics import Topic, iso, parse_time
 
+SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?: \(to (?P<to>[^)]*)\))?"
+                     r"(?:, asked \"(?P<asked>[^\"]*)\")?: ")
+
+
+def speaker_of(text: str) -> str:
+    m = SPEAKER.match(text)
+    return m.group("who") if m else ""
+
+
+def searchable(text: str) -> str:
+    """What search sees of an item: its words without the "Speaker (to X):" lead, which would make
+    every line a person said match any question naming them (the speaker is ranked separately)."""
+    m = SPEAKER.match(text)
+    if not m:
+        return text
+    asked = m.group("asked")
+    return (f"{asked} " if asked else "") + text[m.end():]
+
+
 CONSTRAINT = re.compile(
     r"\b(always|never|must|mustn't|should|shouldn't|do not|don't|prefer(s|red)?|please use|instead of|only use|"
     r"make sure|avoid|no more than|at most|at least)\b", re.I)

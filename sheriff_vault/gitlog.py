@@ -210,11 +210,17 @@ def log_stat(root: Path, limit: int = 20) -> str:
     return _run(root, "log", "--stat", f"-n{limit}", "--format=commit %h  %ad%n    %s%n", "--date=iso")
 
 
-def reset_paths(root: Path, paths: list[str]) -> None:
-    """Put tracked `paths` back to HEAD and unstage them; used to roll back a half-done sleep."""
-    if not paths:
-        return
-    _run(root, "reset", "--quiet", "HEAD", "--", *paths)
-    tracked = [p for p in paths if show_file(root, "HEAD", p) is not None]
-    if tracked:
-        _run(root, "checkout", "HEAD", "--", *tracked)
+def staged_paths(root: Path) -> list[str]:
+    return [p for p in _run(root, "diff", "--cached", "--name-only").splitlines() if p]
+
+
+def unstage(root: Path, paths: list[str]) -> None:
+    if head(root) is None:
+        _run(root, "rm", "--cached", "--quiet", "-r", "--", *paths)
+    else:
+        _run(root, "reset", "--quiet", "HEAD", "--", *paths)
+
+
+def restore(root: Path, paths: list[str]) -> None:
+    """Put tracked files back to their content at HEAD (rolling back a half-done sleep)."""
+    _run(root, "checkout", "HEAD", "--", *paths)

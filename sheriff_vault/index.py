@@ -21,15 +21,16 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from . import gitlog
-from .docs import (DOC_COLUMNS, TOPIC_FIELDS, Doc, EventRow, FileDocs, TopicRow, doc_from_row, event_docs, kind_of,
+from .docs import (DOC_COLUMNS, searchable, speaker_of, TOPIC_FIELDS, Doc, EventRow, FileDocs, TopicRow, doc_from_row, event_docs, kind_of,
                    skill_docs, topic_docs, topic_from_row)
 from .embed import Embedder, EmbeddingUnavailable
 from .errors import VaultError
 from .locks import FileLock
+from .text import STOPWORDS
 from .topics import Topic
 from .vectors import VectorCache
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
@@ -63,9 +64,11 @@ class Snapshot:
     by_id: dict[str, str]
     head: str | None
     row_of: dict[str, int] = field(default_factory=dict)
+    speakers: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.row_of = {d: i for i, d in enumerate(self.vec_ids)}
+        self.speakers = {s.lower() for d in self.docs.values() if (s := speaker_of(d.text))}
 
     def topic_by_ref(self, ref: str) -> TopicRow | None:
         path = self.by_id.get(ref)
@@ -86,21 +89,10 @@ def _schema() -> Any:
 
 
 def embed_text(doc: Doc, topic: TopicRow | None) -> str:
-    """What gets a vector: a topic's one-liner (its canonical key), an item's own text."""
+    """What gets a vector: a topic's one-liner (its canonical key), an item's own words."""
     if doc.kind == "topic" and topic is not None:
-        return topic.one_liner or topic.name
-    return doc.text
-
-
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are aren't as at be because been before being below between
-both but by can could did do does doing done down during each few for from further get got had has have having he
-her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
-now of off on once only or other our ours ourselves out over own please same she should so some still such than that
-the their theirs them themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves yeah yes ok okay oh hey
-hi really also like going gonna wanna tell know think thing things anything something much many
-""".split())
+        return searchable(topic.one_liner or topic.name)
+    return searchable(doc.text)
 
 
 def query_terms(text: str) -> str:
@@ -337,8 +329,8 @@ class Index:
             for rel in touched:
                 writer.delete_documents_by_term("path", rel)
             for doc in new_docs:
-                fields: dict[str, Any] = {"doc_id": doc.doc_id, "path": doc.path, "kind": doc.kind, "text": doc.text,
-                                          "topic": doc.topic_text}
+                fields: dict[str, Any] = {"doc_id": doc.doc_id, "path": doc.path, "kind": doc.kind,
+                                          "text": searchable(doc.text), "topic": doc.topic_text}
                 when = doc.when
                 if when:
                     fields["day"] = when
@@ -380,7 +372,7 @@ class Index:
                               "LEFT JOIN topics t ON t.path = d.topic_path WHERE d.vec IS NULL").fetchall()
             for doc_id, kind, text, one_liner, name in rows:
                 body = (one_liner or name or text) if kind == "topic" else text
-                backlog.append((doc_id, body))
+                backlog.append((doc_id, searchable(body)))
         texts = {d.doc_id: embed_text(d, topics.get(d.topic_path)) for d in new_docs}
         texts.update(dict(backlog))
         keys = {doc_id: self.embedder.key(t) for doc_id, t in texts.items()}
@@ -440,7 +432,7 @@ class Index:
         if not terms:
             return []
         self.open()
-        query = self._tindex.parse_query(terms, ["text", "topic"], field_boosts={"text": 1.0, "topic": 0.5})
+        query = self._tindex.parse_query(terms, ["text"])
         if since or until:
             window = tantivy.Query.range_query(self._tindex.schema, "day", tantivy.FieldType.Date, since, until,
                                                include_upper=until is None)

@@ -1,0 +1,211 @@
+"""Small English text analysis for the offline extractor: sentences, words, names, key phrases.
+
+Deterministic and dependency-free on purpose: the same conversation always gives the same topics.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are aren't as at be because been before being below between
+both but by can could did do does doing done down during each few for from further get got had has have having he
+her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
+now of off on once only or other our ours ourselves out over own please same she should so some still such than that
+the their theirs them themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves yeah yes ok okay oh hey
+hi really also like going gonna wanna tell know think thing things anything something much many i'm i've i'll i'd
+you're you've you'll it's that's there's what's don't didn't doesn't can't won't isn't wasn't
+""".split())
+# Words that carry feeling, not subject: never a topic name or alias.
+FILLER = frozenset("""
+wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
+definitely sure sounds sound seem seems seemed feel feeling felt lot lots bit kind sort pretty quite always never
+today yesterday tomorrow week month year time times day days way ways stuff man dude guys hello bye see look looks
+looking happy excited exciting fun awesome incredible fantastic wonderful beautiful proud hope hoping want wanted
+make made making take took taking keep kept new old big little one two three first last next right well even
+still enjoy enjoyed share sharing mean means meant said say saying talk talking told tell telling hear heard
+went go goes going come came gone getting saw seen put give gave try tried trying lots everything anyone someone
+""".split())
+_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
+_CODE_FENCE = re.compile(r"```.*?```", re.S)
+_PROPER = re.compile(r"\b(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}[a-z]?)(?:\s+(?:[A-Z][a-z]+|[A-Z]{2,}))*\b")
+_QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
+
+
+def strip_code(text: str) -> str:
+    return _CODE_FENCE.sub(" ", text)
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences, keeping abbreviations and decimals intact."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n|\n(?=\s*[-*•]\s)|\n(?=\s*\d+[.)]\s)", strip_code(text)):
+        para = " ".join(para.split())
+        if not para:
+            continue
+        start = 0
+        for m in _SENT.finditer(para):
+            piece = para[start : m.start()].strip()
+            if _ABBREV.search(piece):
+                continue
+            if piece:
+                out.append(piece)
+            start = m.end()
+        tail = para[start:].strip()
+        if tail:
+            out.append(tail)
+    return [s.lstrip("-*• ").strip() for s in out if s.strip("-*• ")]
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS and w.lower() not in FILLER]
+
+
+def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ()) -> list[str]:
+    """Capitalised names and acronyms (at a sentence start only when `known`), plus quoted titles."""
+    skip_low = {s.lower() for s in skip}
+    known_set = set(known)
+    found: list[str] = []
+    for sent in sentences(text) or [text]:
+        first = re.match(r"\W*(\w+)", sent)
+        first_word = first.group(1) if first else ""
+        for m in _PROPER.finditer(sent):
+            parts = m.group(0).split()
+            while parts and (parts[0].lower() in STOPWORDS or parts[0].lower() in FILLER):
+                parts.pop(0)
+            if not parts:
+                continue
+            value = " ".join(parts)
+            if m.start() == sent.find(first_word) and value == first_word and not value.isupper() \
+                    and value not in known_set:
+                continue
+            if value.lower() in STOPWORDS or value.lower() in FILLER or value.lower() in skip_low or len(value) < 2:
+                continue
+            if value in ("I", "I'm", "OK"):
+                continue
+            found.append(value)
+        found += [q.strip() for q in _QUOTED.findall(sent)]
+    return list(dict.fromkeys(found))
+
+
+LEADS = frozenset("""a an the my our your his her their its this that these those some any every each another
+about into for of with at to from on in like""".split())
+
+
+def rarity(phrase: str) -> float:
+    """How uncommon a phrase's words are in everyday English (wordfreq's Zipf scale, inverted):
+    "the" ~0, "support" ~0.5, "adoption" ~1.8, "pottery" ~2.3, a project's code name ~4."""
+    from wordfreq import zipf_frequency
+
+    ws = phrase.lower().split()
+    if not ws:
+        return 0.0
+    return sum(min(4.0, max(0.0, 6.0 - zipf_frequency(w, "en"))) for w in ws) / len(ws)
+
+
+def noun_phrases(text: str, max_len: int = 3) -> list[str]:
+    """Runs of content words after a determiner, possessive or preposition ("a LGBTQ support
+    group", "my pottery class"): a cheap stand-in for noun-phrase chunking."""
+    out: list[str] = []
+    tokens = [w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*|[.,!?;:()]", text)]
+    i = 0
+    while i < len(tokens):
+        if tokens[i].lower() in LEADS:
+            run: list[str] = []
+            j = i + 1
+            while j < len(tokens) and len(run) < max_len:
+                low = tokens[j].lower()
+                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3:
+                    break
+                run.append(low)
+                j += 1
+            if run:
+                out.append(" ".join(run))
+            i = j if run else i + 1
+        else:
+            i += 1
+    return out
+
+
+def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list[str]:
+    """The k phrases that best name what `docs` are about: frequent in them, uncommon in English,
+    noun phrases (and their head-word endings) preferred over loose words."""
+    skip = {w.lower() for w in ignore}
+    count: Counter[str] = Counter()
+    for doc in docs:
+        nps = [p for p in dict.fromkeys(noun_phrases(doc)) if not set(p.split()) & skip]
+        in_np = {w for p in nps for w in p.split()}
+        for p in nps:
+            parts = p.split()
+            for start in range(len(parts)):
+                count[" ".join(parts[start:])] += 1.5 if start == 0 else 0.75
+        for w in dict.fromkeys(content_words(doc)):
+            if w not in skip and w not in in_np:
+                count[w] += 1.0
+    ranked = sorted(((v * (0.6 + rarity(p)) * (1 + 0.3 * p.count(" ")), p) for p, v in count.items()),
+                    key=lambda x: (-x[0], x[1]))
+    chosen: list[str] = []
+    for _, phrase in ranked:
+        if any(set(phrase.split()) & set(c.split()) for c in chosen):
+            continue
+        chosen.append(phrase)
+        if len(chosen) == k:
+            break
+    return chosen
+
+
+def truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def stem(word: str) -> str:
+    """A crude English stemmer, enough to match "painted" with "paint" when picking an excerpt."""
+    w = word.lower()
+    for suffix in ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return w
+
+
+def excerpt(text: str, query: str, limit: int = 160) -> str:
+    """The sentences of a long fact that share most words with the query, in their original order,
+    keeping the "Speaker:" lead; short facts come back whole."""
+    if len(text) <= limit:
+        return text
+    head, sep, body = text.partition(": ")
+    if not sep or len(head) > 120:
+        head, body = "", text
+    else:
+        head = head.split(", asked ")[0]
+    wanted = {stem(w) for w in content_words(query)}
+    sents = sentences(body) or [body]
+    scored = sorted(range(len(sents)), key=lambda i: (-len(wanted & {stem(w) for w in content_words(sents[i])}), i))
+    keep: list[int] = []
+    size = len(head) + 2
+    for i in scored:
+        if keep and size + len(sents[i]) + 2 > limit:
+            continue
+        keep.append(i)
+        size += len(sents[i]) + 2
+    keep.sort()
+    parts = []
+    for n, i in enumerate(keep):
+        if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
+            parts.append("…")
+        parts.append(sents[i])
+    if keep[-1] < len(sents) - 1:
+        parts.append("…")
+    out = " ".join(parts).replace(" …", "…").replace("… ", "…")
+    out = truncate(out, limit - len(head) - 2)
+    return f"{head}: {out}" if head else out
