@@ -28,7 +28,7 @@ class EmbeddingSettings:
 @dataclass
 class Weights:
     bm25: float = 1.0
-    embedding: float = 1.0
+    embedding: float = 1.5
     alias: float = 1.5
 
 

@@ -13,11 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .text import SPEAKER
 from .topics import Topic, iso, parse_time
-
-SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?: \(to (?P<to>[^)]*)\))?"
-                     r"(?:, asked \"(?P<asked>[^\"]*)\")?: ")
-
 
 def speaker_of(text: str) -> str:
     m = SPEAKER.match(text)
@@ -51,22 +48,59 @@ class Doc:
     line: int = 0
     cites: list[dict] = field(default_factory=list)
     done: bool = False
+    mentions: list[list[str]] = field(default_factory=list)
 
     @property
     def when(self) -> dt.datetime | None:
         return parse_time(self.date) if self.date else None
 
+    def windows(self) -> list[tuple[dt.datetime, dt.datetime]]:
+        """The day it is dated, and every date it mentions: what a time window can match."""
+        out = [(parse_time(a), parse_time(b)) for a, b in self.mentions]
+        when = self.when
+        if when:
+            out.append((when, when + dt.timedelta(days=1)))
+        return [(a, b) for a, b in out if a and b]
+
     def row(self) -> tuple:
         return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
-                json.dumps(self.cites), int(self.done))
+                json.dumps(self.cites), int(self.done), json.dumps(self.mentions))
 
 
-DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done"
+DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions"
 
 
 def doc_from_row(row: tuple) -> Doc:
-    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done = row
-    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, json.loads(cites), bool(done))
+    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions = row
+    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, json.loads(cites), bool(done),
+               json.loads(mentions or "[]"))
+
+
+_MONTHS = "January February March April May June July August September October November December".split()
+_LABEL = re.compile(r"\((?:(?P<wk>week|weekend) of )?(?:(?P<d>\d{1,2}) )?(?:(?P<m>" + "|".join(_MONTHS) +
+                    r") )?(?P<y>(?:19|20)\d\d)\)")
+
+
+def mentioned_windows(text: str) -> list[list[str]]:
+    """Dates written into a fact as "(7 May 2023)", "(June 2023)", "(2022)", "(week of 1 May 2023)"."""
+    out = []
+    for m in _LABEL.finditer(text):
+        y, mon, d = int(m.group("y")), m.group("m"), m.group("d")
+        try:
+            if mon and d:
+                start = dt.datetime(y, _MONTHS.index(mon) + 1, int(d), tzinfo=dt.timezone.utc)
+                days = {"week": 7, "weekend": 2}.get(m.group("wk") or "", 1)
+                end = start + dt.timedelta(days=days)
+            elif mon:
+                start = dt.datetime(y, _MONTHS.index(mon) + 1, 1, tzinfo=dt.timezone.utc)
+                end = dt.datetime(y + (start.month == 12), start.month % 12 + 1, 1, tzinfo=dt.timezone.utc)
+            else:
+                start = dt.datetime(y, 1, 1, tzinfo=dt.timezone.utc)
+                end = dt.datetime(y + 1, 1, 1, tzinfo=dt.timezone.utc)
+        except ValueError:
+            continue
+        out.append([iso(start), iso(end)])
+    return out
 
 
 @dataclass
@@ -87,11 +121,11 @@ class TopicRow:
     related: list[dict]
     skills: list[str]
     constraints: int
-    item_dates: list[str]
+    item_windows: list[list[str]]
 
     def row(self) -> tuple:
         d = asdict(self)
-        for key in ("aliases", "related", "skills", "item_dates"):
+        for key in ("aliases", "related", "skills", "item_windows"):
             d[key] = json.dumps(d[key])
         d["evergreen"] = int(d["evergreen"])
         return tuple(d[k] for k in TOPIC_FIELDS)
@@ -102,12 +136,12 @@ class TopicRow:
 
 
 TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "first_seen", "last_seen", "utility",
-                "touch_count", "evergreen", "related", "skills", "constraints", "item_dates")
+                "touch_count", "evergreen", "related", "skills", "constraints", "item_windows")
 
 
 def topic_from_row(row: tuple) -> TopicRow:
     d = dict(zip(TOPIC_FIELDS, row))
-    for key in ("aliases", "related", "skills", "item_dates"):
+    for key in ("aliases", "related", "skills", "item_windows"):
         d[key] = json.loads(d[key])
     d["evergreen"] = bool(d["evergreen"])
     return TopicRow(**d)
@@ -141,21 +175,22 @@ def topic_docs(topic: Topic) -> FileDocs:
     out = FileDocs(rel)
     head = " — ".join(p for p in (topic.name, topic.one_liner) if p)
     out.docs.append(Doc(f"{rel}#topic", "topic", rel, rel, head, names, last, 0))
-    constraints, dates = 0, []
+    constraints = 0
+    windows: set[tuple[str, str]] = set()
     for item in topic.items():
         when = item.when
         date = iso(when) if when else ""
-        if date:
-            dates.append(date)
         if CONSTRAINT.search(item.text):
             constraints += 1
-        out.docs.append(Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
-                            [c.to_json() for c in item.citations], item.done))
+        doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
+                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text))
+        windows |= {(iso(a), iso(b)) for a, b in doc.windows()}
+        out.docs.append(doc)
     out.topic = TopicRow(
         path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
         aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
         utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen, related=topic.related,
-        skills=topic.skills, constraints=constraints, item_dates=sorted(set(dates)),
+        skills=topic.skills, constraints=constraints, item_windows=[list(w) for w in sorted(windows)],
     )
     return out
 

@@ -359,7 +359,7 @@ def _describe(cand: Candidate, speakers: set[str]) -> None:
     if cand.vector is not None and len(cand.units) > 1:
         central = max(cand.units, key=lambda u: float(u.vec @ cand.vector) if u.vec is not None else -1.0)
     cand.one_liner = truncate(f"{central.turn.speaker}: {central.body}", 120)
-    specific = [p for p in phrases_ if " " in p or rarity(p) >= 1.5]
+    specific = [p for p in phrases_ if " " in p or rarity(p) >= 1.0]
     aliases = specific[:3] + [n for n, _ in names.most_common(3)]
     cand.aliases = list(dict.fromkeys(a for a in aliases if a.lower() != title.lower() and len(a) > 2))[:4]
     cand.entities = {n.lower() for n in names} | set(phrases_[:3])

@@ -111,7 +111,7 @@ def targets_from(snap: Snapshot) -> list[Target]:
         names = {norm(n) for n in (topic.name, *topic.aliases) if norm(n) and specific(norm(n))}
         core = {c for c in [norm(topic.name.split(":", 1)[-1])] if ":" in topic.name and specific(c)}
         entities = set(content_words(" ".join([topic.name, *topic.aliases])))
-        dates = [d for d in (topic.last_seen_at, *map(parse_time, topic.item_dates[-20:])) if d]
+        dates = [d for d in (topic.last_seen_at, *(parse_time(a) for a, _ in topic.item_windows[-20:])) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
         out.append(Target(path, topic.topic_id, names | core, entities, dates, vecs, owner=owner_of(topic.name),
                           one_liner=heads.get(path, -1)))
@@ -120,7 +120,7 @@ def targets_from(snap: Snapshot) -> list[Target]:
 
 def specific(name: str) -> bool:
     """Only names that say something count as alias matches: "the party" or "pottery", not "support"."""
-    return " " in name or rarity(name) >= 1.5
+    return " " in name or rarity(name) >= 1.0
 
 
 def candidate_names(cand: Candidate) -> set[str]:

@@ -27,10 +27,13 @@ looking happy excited exciting fun awesome incredible fantastic wonderful beauti
 make made making take took taking keep kept new old big little one two three first last next right well even
 still enjoy enjoyed share sharing mean means meant said say saying talk talking told tell telling hear heard
 went go goes going come came gone getting saw seen put give gave try tried trying lots everything anyone someone
+journey emotions emotion feelings life moment moments memory memories experience experiences passion dream dreams
+inspiration inspiring inspired happiness joy fun blast vibe vibes awesome reminder reminds remind special appreciate
+appreciated appreciating grateful thankful lucky blessed proud glad honestly totally seriously anyway stuff whole
 """.split())
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|[A-Za-z]")
 _CODE_FENCE = re.compile(r"```.*?```", re.S)
 _PROPER = re.compile(r"\b(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}[a-z]?)(?:\s+(?:[A-Z][a-z]+|[A-Z]{2,}))*\b")
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
@@ -115,7 +118,7 @@ def noun_phrases(text: str, max_len: int = 3) -> list[str]:
     """Runs of content words after a determiner, possessive or preposition ("a LGBTQ support
     group", "my pottery class"): a cheap stand-in for noun-phrase chunking."""
     out: list[str] = []
-    tokens = [w for w in re.findall(r"[A-Za-z][A-Za-z'\-]*|[.,!?;:()]", text)]
+    tokens = [w for w in re.findall(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|'s\b|[.,!?;:()]", text) if w != "'s"]
     i = 0
     while i < len(tokens):
         if tokens[i].lower() in LEADS:
@@ -178,16 +181,19 @@ def stem(word: str) -> str:
     return w
 
 
-def excerpt(text: str, query: str, limit: int = 160) -> str:
-    """The sentences of a long fact that share most words with the query, in their original order,
-    keeping the "Speaker:" lead; short facts come back whole."""
-    if len(text) <= limit:
-        return text
-    head, sep, body = text.partition(": ")
-    if not sep or len(head) > 120:
-        head, body = "", text
-    else:
-        head = head.split(", asked ")[0]
+SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?P<to> \(to [^)]*\))?"
+                     r"(?:, asked \"(?P<asked>[^\"]*)\")?: ")
+
+
+def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) -> str:
+    """A fact as recall shows it: the question it answered only when the answer alone is short, and
+    of a long fact only the sentences sharing most words with the query (original order kept)."""
+    m = SPEAKER.match(text)
+    head, body = (text[: m.end() - 2], text[m.end():]) if m else ("", text)
+    if m and m.group("asked") and len(body) >= keep_question:
+        head = m.group("who") + (m.group("to") or "")
+    if len(head) + len(body) + 2 <= limit:
+        return f"{head}: {body}" if head else body
     wanted = {stem(w) for w in content_words(query)}
     sents = sentences(body) or [body]
     scored = sorted(range(len(sents)), key=lambda i: (-len(wanted & {stem(w) for w in content_words(sents[i])}), i))

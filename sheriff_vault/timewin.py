@@ -501,7 +501,29 @@ def _scan(text: str, c: _Ctx) -> list[Window]:
 def find_all(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
              prefer: str = "past") -> list[Window]:
     """Every non-overlapping time phrase in free text, in order; bare "May"/"Friday"/"2022" need a preposition."""
-    return _scan(text, _ctx(now, tz, slept_at, prefer))
+    return _anchor(text, _scan(text, _ctx(now, tz, slept_at, prefer)), tz, slept_at, prefer)
+
+
+def _anchor(text: str, found: list[Window], tz: str, slept_at: datetime | None, prefer: str) -> list[Window]:
+    """"last weekend before 10 April 2023" is last weekend as seen from 10 April 2023, not from now."""
+    out: list[Window] = []
+    i = 0
+    while i < len(found):
+        a = found[i]
+        b = found[i + 1] if i + 1 < len(found) else None
+        if (b is not None and a.relative and not b.relative and b.start is None and b.end is not None
+                and not text[a.span[1] : b.span[0]].strip()
+                and re.match(r"(?:before|prior to)\b", b.phrase.strip(), re.I)):
+            again = _scan(a.phrase, _ctx(b.end, tz, slept_at, prefer))
+            if again:
+                w = again[0]
+                out.append(Window(w.start, w.end, text[a.span[0] : b.span[1]], (a.span[0], b.span[1]),
+                                  w.granularity, False, tz))
+                i += 2
+                continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def find(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
