@@ -85,6 +85,12 @@ class Unit:
     time_hint: dt.datetime | None = None
     depends: list[str] = field(default_factory=list)
     vec: np.ndarray | None = None
+    asked_turn: str = ""
+
+    @property
+    def turn_ids(self) -> list[str]:
+        """Every turn whose words this fact carries: its own, and the question it answers."""
+        return [t for t in (self.asked_turn, self.turn.id) if t]
 
 
 @dataclass
@@ -153,14 +159,13 @@ def _units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
             previous = turn if turn.role in ("user", "assistant") else previous
             continue
         asked = _question_before(previous, turn)
+        asked_id = previous.id if asked and previous is not None else ""
         other = next(iter(others - {turn.speaker}), "") if len(others) == 2 and turn.name else ""
         chunks: list[tuple[list[str], set[str]]] = []
-        for i, sent in enumerate(sentences(turn.content)):
-            flags = _flags(sent, turn, i, ignore)
+        for i, raw in enumerate(sentences(turn.content)):
+            sent = _trim(raw, ignore)
+            flags = _flags(sent, turn, i, ignore) if sent else {"skip"}
             if "skip" in flags:
-                continue
-            sent = _trim(sent, ignore)
-            if not sent:
                 continue
             alone = "loop" in flags
             last = chunks[-1] if chunks else None
@@ -174,6 +179,8 @@ def _units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
                       for i, (sents, flags) in enumerate(chunks)]
         for j, unit in enumerate(turn_units):
             _finish_unit(unit, tz, other, asked if j == 0 else None, known_names)
+            if j == 0 and asked and ", asked \"" in unit.fact:
+                unit.asked_turn = asked_id
         units += turn_units
         previous = turn
     return units
@@ -187,6 +194,8 @@ def _trim(sent: str, ignore: set[str]) -> str:
         if m and m.group(1).lower() in ignore:
             out = LEAD_IN.sub("", out[m.end():])
     out = re.sub(r",\s+([A-Z][a-z]+)(?=[.!?]$)", lambda m: "" if m.group(1).lower() in ignore else m.group(0), out)
+    if re.fullmatch(r"[A-Z][a-z]+[.!?]*", out) and out.strip(".!?").lower() in ignore:
+        return ""
     return out[:1].upper() + out[1:] if out else out
 
 
@@ -233,17 +242,18 @@ def _flags(sent: str, turn: Turn, position: int, ignore: set[str] = frozenset())
         flags.add("skip")
     elif not words_:
         flags.add("skip")
-    elif not marked and not _informative(sent, words_):
+    elif not marked and not _informative(sent, words_, ignore):
         flags.add("skip")
     elif turn.role == "assistant" and turn.name == "" and not marked:
         flags.add("skip")
     return flags
 
 
-def _informative(sent: str, words_: list[str]) -> bool:
+def _informative(sent: str, words_: list[str], ignore: set[str] = frozenset()) -> bool:
     """A sentence made only of everyday words ("It's all worth it in the end") tells memory nothing;
     one with an uncommon word, a name, a number or a time does."""
-    if re.search(r"\d", sent) or proper_names(sent) or len(set(words_)) >= 3:
+    names = [n for n in proper_names(sent) if n.lower() not in ignore]
+    if re.search(r"\d", sent) or names or len(set(words_)) >= 3:
         return True
     return any(rarity(w) >= 1.0 for w in words_)
 

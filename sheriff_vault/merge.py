@@ -185,7 +185,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             if key in existing:
                 continue
             existing.add(key)
-            cite = (Citation(conversation, (unit.turn.id,)),) if unit.turn.id else ()
+            cite = (Citation(conversation, tuple(unit.turn_ids)),) if unit.turn_ids else ()
             date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
                 format_item_date(when, with_time=True)
             topic.add_item(Item(kind=kind, text=unit.fact, date=date, citations=cite))
