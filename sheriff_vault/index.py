@@ -104,9 +104,11 @@ def query_terms(text: str) -> str:
 
 
 class Index:
-    def __init__(self, vault: Any, embedder: Embedder | None = None, *, log: Callable[[str], None] | None = None) -> None:
+    def __init__(self, vault: Any, embedder: Embedder | None = None, *, log: Callable[[str], None] | None = None,
+                 embeddings: Path | None = None) -> None:
         self.vault = vault
         self.folder = vault.cache / "index"
+        self.embeddings_dir = embeddings or vault.cache / "embeddings"
         self.cfg = vault.config
         self.embedder = embedder if embedder is not None else (
             Embedder.from_settings(self.cfg.embedding) if self.cfg.embedding.enabled else None)
@@ -202,7 +204,7 @@ class Index:
                     self.embedding_warning = str(exc)
                     self.log(f"warning: {exc}")
                 return None
-            self._vectors = VectorCache(self.vault.cache / "embeddings", self.embedder.model_id, dim)
+            self._vectors = VectorCache(self.embeddings_dir, self.embedder.model_id, dim)
         return self._vectors
 
     # -- updating -------------------------------------------------------------------------------
