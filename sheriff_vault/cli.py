@@ -195,4 +195,4 @@ def with_vault(f: Callable) -> Callable:
 
 
 # Command groups live in their own modules; importing them registers them on `cli`.
-from . import cli_recall, cli_sleep, cli_topic  # noqa: E402,F401
+from . import cli_agent, cli_history, cli_recall, cli_sleep, cli_topic  # noqa: E402,F401

@@ -74,6 +74,19 @@ class LLMSettings:
 
 
 @dataclass
+class AgentSettings:
+    repo: str | None = None
+    test_command: str = "python -m pytest -q"
+    max_tool_calls: int = 12
+    sleep_after_chars: int = 24000
+
+
+@dataclass
+class SkillSettings:
+    timeout_seconds: float = 60.0
+
+
+@dataclass
 class DaemonSettings:
     debounce_ms: int = 250
     scan_interval_seconds: float = 60.0
@@ -88,6 +101,8 @@ class Config:
     sleep: SleepSettings = field(default_factory=SleepSettings)
     wake: WakeSettings = field(default_factory=WakeSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    skills: SkillSettings = field(default_factory=SkillSettings)
     daemon: DaemonSettings = field(default_factory=DaemonSettings)
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,6 +136,10 @@ _RULES: dict[str, tuple[Any, str]] = {
     "llm.sleep_reasoning_effort": (lambda v: v in _EFFORTS, "one of " + ", ".join(sorted(_EFFORTS))),
     "llm.agent_reasoning_effort": (lambda v: v in _EFFORTS, "one of " + ", ".join(sorted(_EFFORTS))),
     "llm.timeout_seconds": (lambda v: v > 0, "a positive number of seconds"),
+    "agent.max_tool_calls": (lambda v: 1 <= v <= 200, "an integer from 1 to 200"),
+    "agent.sleep_after_chars": (lambda v: v >= 1000, "at least 1000 characters"),
+    "agent.test_command": (lambda v: bool(v.strip()), "a command line such as python -m pytest -q"),
+    "skills.timeout_seconds": (lambda v: v > 0, "a positive number of seconds"),
     "daemon.debounce_ms": (lambda v: 0 <= v <= 60_000, "milliseconds from 0 to 60000"),
     "daemon.scan_interval_seconds": (lambda v: v > 0, "a positive number of seconds"),
 }

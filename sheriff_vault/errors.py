@@ -82,7 +82,7 @@ class DaemonError(VaultError):
 
 
 class ExtractorError(VaultError):
-    """The sleep extractor (offline or OpenAI) failed to produce topic updates."""
+    """A model call failed: the sleep extractor (offline or OpenAI) or the agent's Responses API call."""
 
 
 class UnsafeContent(VaultError):

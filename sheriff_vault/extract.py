@@ -9,6 +9,7 @@ constraints, corrections, open questions, numbers with units and mid-task state 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import numpy as np
 from . import timewin
 from .buffer import Turn
 from .docs import CONSTRAINT
-from .text import FILLER, STOPWORDS, content_words, key_phrases, proper_names, rarity, sentences, truncate
+from .text import FILLER, STOPWORDS, content_words, key_phrases, proper_names, rarity, sentences, stem, truncate
 
 _I = re.IGNORECASE
 DECISION = re.compile(r"\b(?:decided|agreed|settled on|we chose|let'?s go with|going with|we'?ll use|let'?s use|"
@@ -39,6 +40,7 @@ BLOCKED = re.compile(r"\b(?:blocked|waiting (?:for|on)|need (?:you|your) to|can'
 DEPENDS = re.compile(r"\b(?:depends on|dependent on|requires|blocked by|needs? (?:the |a )?([\w\- ]{3,40}?) first)\b", _I)
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|planning|next|tomorrow|soon|upcoming|"
                     r"can'?t wait|looking forward)\b", _I)
+PAST = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|made|took|been|ago|yesterday|last)\b", _I)
 REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i need\b|we need\b|implement\b|add\b|"
                      r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
@@ -134,7 +136,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     speakers = {t.speaker for t in turns if t.role in ("user", "assistant")}
     mid_names = {n for t in turns for n in proper_names(t.content)}
     units = _units(turns, tz, speakers | mid_names)
-    candidates = _cluster(units, encode) if units else []
+    candidates = _cluster(units, turns, encode) if units else []
     for cand in candidates:
         _describe(cand, speakers)
     total = sum(c.salience for c in candidates) or 1.0
@@ -262,7 +264,7 @@ def _finish_unit(unit: Unit, tz: str, other: str, asked: str | None, known_names
     turn = unit.turn
     annotated_parts = []
     for sent in sentences(unit.text) or [unit.text]:
-        prefer = "future" if FUTURE.search(sent) else "past"
+        prefer = "future" if FUTURE.search(sent) else "past" if PAST.search(sent) else "nearest"
         annotated, shift = sent, 0
         for w in timewin.find_all(sent, unit.at, tz, prefer=prefer):
             label = w.label(tz)
@@ -319,35 +321,78 @@ def _numbers(sent: str, unit: Unit) -> list[NumberHit]:
 
 
 # -- units to subjects ------------------------------------------------------------------------
-def _cluster(units: list[Unit], encode: Callable[[list[str]], np.ndarray], threshold: float = 0.5,
-             window: int = 2) -> list[Candidate]:
-    """Online clustering in conversation order: join the closest subject if similar enough,
-    with a bonus for subjects still under discussion a few turns back."""
-    vecs = encode([u.text for u in units])
-    order: dict[int, int] = {}
-    for u in units:
-        order.setdefault(id(u.turn), len(order))
-    clusters: list[dict] = []
+SEGMENT_BREAK = 0.12  # similarity of the turns before and after, under which the subject surely changed
+SEGMENT_MERGE = 0.55  # two segments this alike are one subject come back to ("back to the party")
+SWITCH = re.compile(r"^\W*(?:(?:hey|hi|ok|okay|so|oh|and)\b[,!.]?\s+)?(?:anyway|anyhow|separately|new thing|new topic|"
+                    r"on another note|switching gears|unrelated|by the way|btw|changing (?:the )?(?:topic|subject)|"
+                    r"moving on|back to|also,)\b", _I)
+
+
+def _cluster(units: list[Unit], turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) -> list[Candidate]:
+    """Subjects as a conversation has them: consecutive turns (all of them, questions and replies
+    included) stay on one subject until the talk moves on: a switch phrase, or the turns before and
+    after stop sharing meaning and words. Segments about the same thing are then joined ("back to
+    the party"), and each unit goes to the subject of its turn."""
+    talk = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    vecs = encode([u.text for u in units] + [t.content[:600] for t in talk])
     for unit, vec in zip(units, vecs):
         unit.vec = vec
-        pos = order[id(unit.turn)]
-        best, best_score = None, -1.0
-        for c in clusters:
-            centroid = c["sum"] / (np.linalg.norm(c["sum"]) or 1.0)
-            score = float(centroid @ vec) + (0.1 if pos - c["last"] <= window else 0.0)
-            if score > best_score:
-                best, best_score = c, score
-        if best is not None and best_score >= threshold:
-            best["units"].append(unit)
-            best["sum"] = best["sum"] + vec
-            best["last"] = pos
+    turn_vecs = vecs[len(units):]
+    bags = [{stem(w) for w in content_words(t.content)} for t in talk]
+    df = Counter(w for bag in bags for w in bag)
+    weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
+
+    def alike(a: list[int], b: list[int]) -> float:
+        cos = float(_norm_vec(turn_vecs[a].sum(axis=0)) @ _norm_vec(turn_vecs[b].sum(axis=0)))
+        a_bag, b_bag = set().union(*(bags[i] for i in a)), set().union(*(bags[i] for i in b))
+        union = sum(weight[w] for w in a_bag | b_bag) or 1.0
+        return max(cos, sum(weight[w] for w in a_bag & b_bag) / union)
+
+    gaps = [alike(list(range(max(0, j - 2), j)), list(range(j, min(len(talk), j + 2)))) for j in range(1, len(talk))]
+    cuts = _valleys(gaps)
+    segments: list[list[int]] = [[0]] if talk else []
+    for j in range(1, len(talk)):
+        if j in cuts or SWITCH.search(talk[j].content) is not None:
+            segments.append([j])
         else:
-            clusters.append({"units": [unit], "sum": vec.copy(), "last": pos})
-    out = []
-    for c in clusters:
-        centroid = c["sum"] / (np.linalg.norm(c["sum"]) or 1.0)
-        out.append(Candidate(c["units"], vector=centroid.astype(np.float32)))
+            segments[-1].append(j)
+    merged: list[list[int]] = []
+    for seg in segments:
+        scores = [alike(m, seg) for m in merged]
+        best = max(range(len(merged)), key=lambda i: scores[i], default=None)
+        if best is not None and scores[best] >= SEGMENT_MERGE:
+            merged[best].extend(seg)
+        else:
+            merged.append(list(seg))
+    subject_of = {id(talk[i]): n for n, seg in enumerate(merged) for i in seg}
+    grouped: dict[int, list[Unit]] = {}
+    for unit in units:
+        grouped.setdefault(subject_of.get(id(unit.turn), -1), []).append(unit)
+    return [Candidate(us, vector=_unit_mean(us).astype(np.float32)) for _, us in sorted(grouped.items())]
+
+
+def _valleys(gaps: list[float]) -> set[int]:
+    """Cut where the similarity across a boundary is a local dip well under this conversation's own
+    norm (mean - std: casual chat and technical work differ), or under SEGMENT_BREAK outright.
+    gaps[i] is the similarity across the boundary before turn i + 1."""
+    if not gaps:
+        return set()
+    mean = sum(gaps) / len(gaps)
+    std = (sum((g - mean) ** 2 for g in gaps) / len(gaps)) ** 0.5
+    out = set()
+    for i, g in enumerate(gaps):
+        dip = (i == 0 or gaps[i - 1] > g) and (i == len(gaps) - 1 or gaps[i + 1] > g)
+        if g < SEGMENT_BREAK or (dip and len(gaps) >= 4 and g < mean - std):
+            out.add(i + 1)
     return out
+
+
+def _unit_mean(units: list[Unit]) -> np.ndarray:
+    return _norm_vec(sum(u.vec for u in units))
+
+
+def _norm_vec(v: np.ndarray) -> np.ndarray:
+    return v / (np.linalg.norm(v) or 1.0)
 
 
 def _describe(cand: Candidate, speakers: set[str]) -> None:

@@ -21,6 +21,7 @@ from .text import content_words, rarity, truncate
 from .topics import Topic, parse_time
 
 _NORM = re.compile(r"[^\w]+")
+BIG_TOPIC = 25  # past this many items a topic must be a clearer match to grow (no catch-all topics)
 
 
 def norm(text: str) -> str:
@@ -40,6 +41,7 @@ class Target:
     new: bool = False
     owner: str = ""
     one_liner: int = -1
+    size: int = 0
 
 
 @dataclass
@@ -114,7 +116,7 @@ def targets_from(snap: Snapshot) -> list[Target]:
         dates = [d for d in (topic.last_seen_at, *(parse_time(a) for a, _ in topic.item_windows[-20:])) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
         out.append(Target(path, topic.topic_id, names | core, entities, dates, vecs, owner=owner_of(topic.name),
-                          one_liner=heads.get(path, -1)))
+                          one_liner=heads.get(path, -1), size=len(rows.get(path, []))))
     return out
 
 
@@ -150,10 +152,12 @@ def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
             days = min(abs((cand.time_hint - d).total_seconds()) / 86400 for d in target.dates)
             time = 2.0 * math.exp(-days / 14)
         owner = -2.0 if cand.owner and target.owner and cand.owner != target.owner else 0.0
-        score = alias + emb + entity + time + owner
+        crowded = -1.5 * math.log2(target.size / BIG_TOPIC) if target.size > BIG_TOPIC else 0.0
+        score = alias + emb + entity + time + owner + crowded
         if score > best.score:
             best = Match(target, score, {"alias": alias, "embedding": round(emb, 3), "entity": entity,
-                                         "time": round(time, 3), "owner": owner, "similarity": round(sim, 3)})
+                                         "time": round(time, 3), "owner": owner, "crowded": round(crowded, 3),
+                                         "similarity": round(sim, 3)})
     if best.score < cfg.merge_threshold:
         return Match(None, best.score, best.signals)
     return best

@@ -128,7 +128,7 @@ def _run(vault: Any, part: list[Turn], tail: list[Turn], now: dt.datetime, extra
     if extractor == "openai":
         from .llm import extract_openai
 
-        extraction = extract_openai(vault, part_safe, tail_safe, now)
+        extraction = extract_openai(vault, part_safe, tail_safe, now, encode=_encoder(index))
     elif extractor == "offline":
         extraction = extract(part_safe, tail_safe, _encoder(index), tz, _skill_ids(vault))
     else:
@@ -176,16 +176,16 @@ def _run(vault: Any, part: list[Turn], tail: list[Turn], now: dt.datetime, extra
 def _encoder(index: Index) -> Callable[[list[str]], np.ndarray]:
     def encode(texts: list[str]) -> np.ndarray:
         if index.embedder is None:
-            return _hash_vectors(texts)
+            return hash_vectors(texts)
         try:
             return index.embedder.encode(texts)
         except VaultError:
-            return _hash_vectors(texts)
+            return hash_vectors(texts)
 
     return encode
 
 
-def _hash_vectors(texts: list[str], dim: int = 256) -> np.ndarray:
+def hash_vectors(texts: list[str], dim: int = 256) -> np.ndarray:
     """A bag-of-words stand-in when no embedding model is available (clustering still works, cruder)."""
     from .text import content_words
 

@@ -90,7 +90,8 @@ def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ())
             if m.start() == sent.find(first_word) and value == first_word and not value.isupper() \
                     and value not in known_set:
                 continue
-            if value.lower() in STOPWORDS or value.lower() in FILLER or value.lower() in skip_low or len(value) < 2:
+            if value.lower() in STOPWORDS or value.lower() in FILLER or value.lower() in skip_low or len(value) < 2 \
+                    or value.lower() in CALENDAR:
                 continue
             if value in ("I", "I'm", "OK"):
                 continue
@@ -99,6 +100,10 @@ def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ())
     return list(dict.fromkeys(found))
 
 
+CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april may
+june july august september october november december mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep
+sept oct nov dec""".split())
+UNITS = frozenset("""usd eur gbp pm am ms kb mb gb tb gib mib km kg lbs pct percent""".split())
 LEADS = frozenset("""a an the my our your his her their its this that these those some any every each another
 about into for of with at to from on in like""".split())
 
@@ -116,17 +121,18 @@ def rarity(phrase: str) -> float:
 
 def noun_phrases(text: str, max_len: int = 3) -> list[str]:
     """Runs of content words after a determiner, possessive or preposition ("a LGBTQ support
-    group", "my pottery class"): a cheap stand-in for noun-phrase chunking."""
+    group", "my pottery class", "Caroline's birthday party"): a cheap stand-in for noun-phrase chunking."""
     out: list[str] = []
-    tokens = [w for w in re.findall(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|'s\b|[.,!?;:()]", text) if w != "'s"]
+    tokens = re.findall(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|'s\b|[.,!?;:()]", text)
     i = 0
     while i < len(tokens):
-        if tokens[i].lower() in LEADS:
+        lead = tokens[i].lower() in LEADS or (i + 1 < len(tokens) and tokens[i + 1] == "'s")
+        if lead:
+            j = i + (2 if tokens[i].lower() not in LEADS else 1)
             run: list[str] = []
-            j = i + 1
             while j < len(tokens) and len(run) < max_len:
                 low = tokens[j].lower()
-                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3:
+                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3 or low in UNITS:
                     break
                 run.append(low)
                 j += 1
@@ -149,10 +155,10 @@ def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list
         for p in nps:
             parts = p.split()
             for start in range(len(parts)):
-                count[" ".join(parts[start:])] += 1.5 if start == 0 else 0.75
+                count[" ".join(parts[start:])] += 2.0 if start == 0 else 1.0
         for w in dict.fromkeys(content_words(doc)):
-            if w not in skip and w not in in_np:
-                count[w] += 1.0
+            if w not in skip and w not in in_np and w not in UNITS and w not in CALENDAR:
+                count[w] += 0.7
     ranked = sorted(((v * (0.6 + rarity(p)) * (1 + 0.3 * p.count(" ")), p) for p, v in count.items()),
                     key=lambda x: (-x[0], x[1]))
     chosen: list[str] = []

@@ -222,17 +222,19 @@ def _month_year(c: _Ctx, mon: int, how: str) -> int:
 
 
 def _pick_date(c: _Ctx, mon: int, day: int) -> Optional[date]:
-    """A month-day without a year: the latest not after today (past) or the first not before it (future)."""
-    step, y = (-1 if c.prefer == "past" else 1), c.today.year
-    for _ in range(9):  # 29 Feb may be up to 8 years away
+    """A month-day without a year: by default the nearest occurrence (14 February said on 10 February
+    is in four days, not last year); prefer="past"/"future" take the latest/first on that side."""
+    found = []
+    for y in range(c.today.year - 8, c.today.year + 9):  # 29 Feb may be up to 8 years away
         try:
-            d = date(y, mon, day)
-            if (d <= c.today) if step < 0 else (d >= c.today):
-                return d
+            found.append(date(y, mon, day))
         except ValueError:
             pass
-        y += step
-    return None
+    if c.prefer == "future":
+        return min((d for d in found if d >= c.today), default=None)
+    if c.prefer == "past":
+        return max((d for d in found if d <= c.today), default=None)
+    return min(found, key=lambda d: (abs((d - c.today).days), d > c.today), default=None)
 
 
 def _count(s: str) -> tuple[int, int]:
@@ -276,7 +278,8 @@ def _h_date(m: re.Match, c: _Ctx) -> Optional[_R]:
 def _h_named(m: re.Match, c: _Ctx) -> _R:
     """A weekday or month name: after last/this/next as said, else the one `prefer` points at."""
     g = m.groupdict()
-    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), c.prefer)
+    default = "past" if c.prefer == "nearest" else c.prefer
+    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), default)
     if g.get("wd"):
         d = _weekday(c, _WDAYS[g["wd"][:3].lower()], {"last": "past", "next": "future"}.get(how, how))
         return (*_days(c, d, d), "day", True)
@@ -386,8 +389,8 @@ _ENTRIES: list[tuple[str, Handler, str]] = [
      _h_instant, POINT),
     (r"<Y>[-/](?P<mo>\d{1,2})[-/](?P<d>\d{1,2})", _h_date, POINT),          # 2023-05-07, 2023/05/07
     (r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d\d)", _h_date, POINT),    # 5/7/2023, 5/7/23 (US order)
-    (r"<MON> (?:the )?<D>(?:,? <Y>)?", _h_date, POINT),                       # May 7, May 7th, May 7, 2023
-    (r"(?:the )?<D> (?:of )?<MON>(?:,? <Y>)?", _h_date, POINT),               # 7 May 2023, the 7th of May
+    (r"(?:<WD>,? )?<MON> (?:the )?<D>(?:,? <Y>)?", _h_date, POINT),           # May 7, May 7th, Sunday May 7, 2023
+    (r"(?:<WD>,? )?(?:the )?<D> (?:of )?<MON>(?:,? <Y>)?", _h_date, POINT),   # 7 May 2023, Saturday 14 February
     (r"<MON>,? <Y>", _h_named, POINT),                                        # May 2023
     (r"(?P<w>today|yesterday|tomorrow|this|last) (?P<p>morning|afternoon|evening|night)|tonight", _h_day, POINT),
     (r"today|yesterday|tomorrow|(?:the )?day (?:before yesterday|after tomorrow)", _h_day, POINT),
@@ -473,8 +476,8 @@ def _point(text: str, c: _Ctx) -> Optional[_R]:
 
 
 def _ctx(now: datetime, tz: str, slept_at: datetime | None, prefer: str) -> _Ctx:
-    if prefer not in ("past", "future"):
-        raise TimePhraseError(f"prefer must be 'past' or 'future', not {prefer!r}")
+    if prefer not in ("nearest", "past", "future"):
+        raise TimePhraseError(f"prefer must be 'nearest', 'past' or 'future', not {prefer!r}")
     utc, zone = _as_utc(now), _zone(tz)
     local = utc.astimezone(zone).replace(tzinfo=None)
     return _Ctx(utc, zone, tz, prefer, _as_utc(slept_at) if slept_at else None, local, local.date())
@@ -499,7 +502,7 @@ def _scan(text: str, c: _Ctx) -> list[Window]:
 
 
 def find_all(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-             prefer: str = "past") -> list[Window]:
+             prefer: str = "nearest") -> list[Window]:
     """Every non-overlapping time phrase in free text, in order; bare "May"/"Friday"/"2022" need a preposition."""
     return _anchor(text, _scan(text, _ctx(now, tz, slept_at, prefer)), tz, slept_at, prefer)
 
@@ -527,14 +530,14 @@ def _anchor(text: str, found: list[Window], tz: str, slept_at: datetime | None, 
 
 
 def find(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-         prefer: str = "past") -> Window | None:
+         prefer: str = "nearest") -> Window | None:
     """The first time phrase in free text, or None."""
     found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer)
     return found[0] if found else None
 
 
 def resolve(phrase: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-            prefer: str = "past") -> Window:
+            prefer: str = "nearest") -> Window:
     """A phrase that is a time (or contains one) -> its window; otherwise TimePhraseError saying what works."""
     c = _ctx(now, tz, slept_at, prefer)
     core = phrase.strip(string.whitespace + string.punctuation)

@@ -63,6 +63,14 @@ class Vault:
             p = self.root / p
         return p.resolve().relative_to(self.root).as_posix()
 
+    def config_repo(self) -> Path:
+        """The repository the agent's repo tools work in (agent.repo in vault.yaml, else the cwd)."""
+        repo = self.config.agent.repo
+        if not repo:
+            return Path.cwd().resolve()
+        path = Path(repo).expanduser()
+        return (path if path.is_absolute() else self.root / path).resolve()
+
     def lock(self, timeout: float = 60.0) -> FileLock:
         """The writer lock for multi-file changes (sleep, upsert, link)."""
         return FileLock(self.cache / "vault.lock", what="vault", timeout=timeout)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .topics import parse_time
+from .topics import iso, parse_time
 
 PACKET_SCHEMA = 1
 
@@ -32,3 +33,128 @@ def latest_packet(vault: Any) -> tuple[Path, dict] | None:
 def latest_slept_at(vault: Any) -> dt.datetime | None:
     found = latest_packet(vault)
     return parse_time(found[1].get("slept_at")) if found else None
+
+
+@dataclass
+class WakeResult:
+    """What the model needs after sleep: whether to resume, the recent turns, memory and skills."""
+
+    slept_at: dt.datetime | None
+    minutes_asleep: float | None
+    decision: str  # resume | confirm | blocked | idle | fresh-start
+    in_progress: dict
+    tail: list[dict]
+    recall: dict | None
+    skills: list[dict]
+    bundle: str
+    packet_path: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"slept_at": iso(self.slept_at) if self.slept_at else None, "minutes_asleep": self.minutes_asleep,
+                "decision": self.decision, "in_progress": self.in_progress, "tail": self.tail,
+                "recall": self.recall, "skills": self.skills, "bundle": self.bundle, "packet": self.packet_path,
+                "notes": self.notes}
+
+
+def wake(vault: Any, message: str = "", *, now: dt.datetime | None = None, budget: int | None = None,
+         use_daemon: bool = True) -> WakeResult:
+    """Spec sec. 4.3: load the newest packet and the tail, decide whether to resume, recall with the
+    message + resume hint + subject hints, add the recent skills' manifests; all within `budget`."""
+    from . import timewin
+    from .buffer import load_buffer
+    from .client import answer
+
+    now = now or timewin.utcnow()
+    budget = budget or vault.config.wake.budget
+    found = latest_packet(vault)
+    packet = found[1] if found else {}
+    slept_at = parse_time(packet.get("slept_at")) if packet else None
+    minutes = round((now - slept_at).total_seconds() / 60, 1) if slept_at else None
+    progress = packet.get("in_progress") or {"status": "idle", "resume_hint": "", "topic_id": None}
+    decision = _decide(progress, minutes, vault.config.wake.fresh_minutes, bool(packet))
+    buffered = [t.to_json() for t in load_buffer(vault)]
+    tail = buffered or list(packet.get("conversation_tail") or [])
+    hints = [h for h in packet.get("active_subject_hints") or [] if h]
+    query = " ".join(p for p in (message, progress.get("resume_hint", ""), " ".join(hints[:3])) if p).strip()
+    window_in_message = bool(message) and timewin.find(message, now, vault.config.timezone, slept_at=slept_at) is not None
+    shares = _shares(budget)
+    recalled = None
+    if query:
+        recalled = answer(vault, query, use_daemon=use_daemon, budget=shares["memory"], now=now,
+                          deep=window_in_message)
+    skills = _skill_manifests(vault, packet.get("recent_skill_refs") or [])
+    bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget)
+    return WakeResult(slept_at, minutes, decision, progress, tail, recalled["json"] if recalled else None, skills,
+                      bundle, vault.rel(found[0]) if found else None)
+
+
+def _decide(progress: dict, minutes: float | None, fresh: float, has_packet: bool) -> str:
+    if not has_packet:
+        return "fresh-start"
+    status = progress.get("status", "idle")
+    if status == "running":
+        return "resume" if minutes is not None and minutes <= fresh else "confirm"
+    if status == "blocked":
+        return "blocked"
+    return "idle"
+
+
+def _shares(budget: int) -> dict[str, int]:
+    return {"status": int(budget * 0.12), "tail": int(budget * 0.33), "memory": max(200, int(budget * 0.4)),
+            "skills": int(budget * 0.15)}
+
+
+def _skill_manifests(vault: Any, refs: list[str]) -> list[dict]:
+    from .skills import registry
+
+    wanted = [r.split(":", 1)[-1] for r in refs][:5]
+    known = {s.skill_id: s for s in registry(vault)}
+    return [known[w].summary() for w in wanted if w in known]
+
+
+def _render(decision: str, progress: dict, slept_at: dt.datetime | None, minutes: float | None, tail: list[dict],
+            recalled: dict | None, skills: list[dict], shares: dict[str, int], budget: int) -> str:
+    hint = progress.get("resume_hint", "")
+    if decision == "fresh-start":
+        status = "No wake packet: this is a fresh start."
+    else:
+        ago = _ago(minutes)
+        status = {
+            "resume": f"You slept {ago} in the middle of a task; resume it now. {hint}",
+            "confirm": f"You slept {ago} in the middle of a task; that was a while ago, so ask the person whether "
+                       f"to continue or re-plan before acting. {hint}",
+            "blocked": f"Before sleeping ({ago}) you were blocked: {hint} Ask the person for what is missing.",
+            "idle": f"You slept {ago}; nothing was in progress. {hint}".strip(),
+        }[decision]
+    parts = [f"# Wake context\n\n{_cut(status, shares['status'])}"]
+    if tail:
+        lines = []
+        for turn in reversed(tail):
+            who = turn.get("name") or turn.get("role", "?")
+            line = f"- {turn.get('role', '?')}{'' if who == turn.get('role') else ' (' + who + ')'}: " \
+                   f"{' '.join(str(turn.get('content', '')).split())[:300]}"
+            if sum(len(l) + 1 for l in lines) + len(line) > shares["tail"]:
+                break
+            lines.insert(0, line)
+        parts.append("## Recent conversation (oldest first)\n" + "\n".join(lines))
+    if recalled:
+        parts.append(recalled["markdown"].rstrip())
+    if skills:
+        text = "\n".join(f"- {s['skill_id']}: {s['description']} (tools: {', '.join(s['requires_tools'])})" for s in skills)
+        parts.append("## Skills you used recently\n" + _cut(text, shares["skills"]))
+    return _cut("\n\n".join(parts), budget) + "\n"
+
+
+def _ago(minutes: float | None) -> str:
+    if minutes is None:
+        return "some time ago"
+    if minutes < 90:
+        return f"{minutes:.0f} minutes ago"
+    if minutes < 48 * 60:
+        return f"{minutes / 60:.1f} hours ago"
+    return f"{minutes / 1440:.1f} days ago"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rsplit("\n", 1)[0] + "\n…"

@@ -114,9 +114,9 @@ CASES = [
     ("5/7", N, "UTC", "2023-05-07T00:00:00Z", "2023-05-08T00:00:00Z"),
     ("5/7/2023", N, "UTC", "2023-05-07T00:00:00Z", "2023-05-08T00:00:00Z"),
     ("5/7/23", N, "UTC", "2023-05-07T00:00:00Z", "2023-05-08T00:00:00Z"),
-    ("May 9", N, "UTC", "2022-05-09T00:00:00Z", "2022-05-10T00:00:00Z"),
+    ("May 9", N, "UTC", "2023-05-09T00:00:00Z", "2023-05-10T00:00:00Z"),  # nearest: tomorrow, not last year
     ("Dec 25", N, "UTC", "2022-12-25T00:00:00Z", "2022-12-26T00:00:00Z"),
-    ("Feb 29", N, "UTC", "2020-02-29T00:00:00Z", "2020-03-01T00:00:00Z"),
+    ("Feb 29", N, "UTC", "2024-02-29T00:00:00Z", "2024-03-01T00:00:00Z"),  # nearest 29 Feb to May 2023
     ("2023-05-07T10:00Z", N, "UTC", "2023-05-07T10:00:00Z", "2023-05-07T10:01:00Z"),
     ("in 2022", N, "UTC", "2022-01-01T00:00:00Z", "2023-01-01T00:00:00Z"),
     ("2022", N, "UTC", "2022-01-01T00:00:00Z", "2023-01-01T00:00:00Z"),
@@ -222,6 +222,19 @@ def test_not_a_time(phrase: str) -> None:
     text = str(err.value)
     assert repr(phrase) in text
     assert "yesterday" in text and "last week" in text  # it says what works
+
+
+@pytest.mark.parametrize("phrase,prefer,start", [
+    ("May 9", "past", "2022-05-09T00:00:00Z"),
+    ("Feb 29", "past", "2020-02-29T00:00:00Z"),
+    ("14 February", "nearest", "2024-02-14T00:00:00Z"),
+    ("Saturday 14 February", "nearest", "2024-02-14T00:00:00Z"),
+    ("June 1", "nearest", "2023-06-01T00:00:00Z"),
+    ("December 25", "nearest", "2022-12-25T00:00:00Z"),
+])
+def test_month_day_without_year(phrase: str, prefer: str, start: str) -> None:
+    now = "2024-02-10T09:00:00Z" if "February" in phrase else N
+    assert resolve(phrase, iso(now), prefer=prefer).start == iso(start)
 
 
 def test_bad_zone_and_prefer() -> None:
@@ -400,7 +413,7 @@ def _well_formed(w: Window, text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(text=PHRASES, now=NOW, tz=st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"]),
-       prefer=st.sampled_from(["past", "future"]), slept=st.booleans())
+       prefer=st.sampled_from(["nearest", "past", "future"]), slept=st.booleans())
 def test_property_never_crashes(text: str, now: datetime, tz: str, prefer: str, slept: bool) -> None:
     slept_at = now.replace(hour=0) if slept else None
     try:
