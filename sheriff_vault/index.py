@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import gitlog
+from . import faults, gitlog
 from .docs import (DOC_COLUMNS, searchable, speaker_of, TOPIC_FIELDS, Doc, EventRow, FileDocs, TopicRow, doc_from_row, event_docs, kind_of,
                    skill_docs, topic_docs, topic_from_row)
 from .embed import Embedder, EmbeddingUnavailable
@@ -339,6 +339,7 @@ class Index:
                 writer.add_document(tantivy.Document(**fields))
             writer.commit()
             writer.wait_merging_threads()
+            faults.point("index:tantivy-committed")
             self._tindex.reload()
         with db:
             for rel in touched:
@@ -358,6 +359,7 @@ class Index:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', '')")
             db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (gitlog.head(self.vault.root) or "",))
             db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+        faults.point("index:applied")
 
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
                progress: Progress | None) -> dict[str, str]:

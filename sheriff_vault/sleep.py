@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import gitlog, journal, timewin
+from . import faults, gitlog, journal, timewin
 from .buffer import Turn, append_turns, load_buffer, render_markdown
 from .errors import VaultError
 from .extract import Candidate, Extraction, extract
@@ -85,6 +85,7 @@ def sleep(vault: Any, turns: list[Turn] | None = None, *, now: dt.datetime | Non
             notes.append(f"{stamped} turn(s) had no timestamp; used {iso(now)}")
         if turns and not dry_run:
             append_turns(vault, turns, now)
+            faults.point("sleep:appended")
         buffer = load_buffer(vault)
         if turns and dry_run:
             known = {t.id for t in buffer if t.id}
@@ -158,16 +159,21 @@ def _run(vault: Any, part: list[Turn], tail: list[Turn], now: dt.datetime, extra
     log.info("sleep %s subjects: %s", result.sleep_id, json.dumps(extraction.subjects)[:2000])
     if dry_run:
         return result
+    faults.point("sleep:planned")
     journal.begin(vault, result.sleep_id, files, [t.id for t in part])
+    faults.point("sleep:journaled")
     merged = _write(vault, files, changes, extraction, conv_rel, now, cfg, tz)
+    faults.point("sleep:written")
     result.notes += [f"{rel} changed on disk while sleeping; merged with your edit" for rel in merged]
     for rel, text in quarantine_files.items():
         (vault.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault.root / rel).write_text(text, encoding="utf-8")
     message = _commit_message(result, changes, extraction)
     result.commit = gitlog.commit_paths(vault.root, message, list(files), when=now)
+    faults.point("sleep:committed")
     journal.mark(vault, "committed", commit=result.commit)
     journal.trim_buffer(vault, [t.id for t in part])
+    faults.point("sleep:trimmed")
     journal.end(vault)
     index.refresh([p for p in files if p.startswith(("topics/", "events/"))])
     return result
@@ -362,7 +368,10 @@ def _write(vault: Any, files: dict[str, bytes | None], changes: dict[str, Change
     from .fsutil import atomic_write
 
     merged = []
-    for rel, data in files.items():
+    half = len(files) // 2
+    for n, (rel, data) in enumerate(files.items()):
+        if n == half:
+            faults.point("sleep:half-written")
         change = next((c for c in changes.values() if c.topic.rel == rel), None)
         if change is not None and not change.created and change.topic.path.exists():
             on_disk = change.topic.path.read_bytes()
