@@ -35,9 +35,18 @@ def now_option(f: Callable) -> Callable:
 
 
 def get_vault(vault_path: Path | None) -> Any:
+    """The vault a command works on; a sleep a crash left half done is finished or rolled back first."""
     from .vault import find_vault
 
-    return find_vault(vault_path)
+    vault = find_vault(vault_path)
+    if (vault.cache / "sleep-journal.json").exists():
+        from .journal import recover
+
+        with vault.lock(timeout=120):
+            notice = recover(vault)
+        if notice:
+            click.echo(f"note: {notice}", err=True)
+    return vault
 
 
 def get_now(now_text: str | None, tz: str = "UTC") -> dt.datetime:
