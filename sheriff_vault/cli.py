@@ -161,9 +161,11 @@ def doctor(vault_path: Path | None, as_json: bool) -> None:
 @click.argument("phrase", nargs=-1, required=True)
 @now_option
 @click.option("--tz", help="Time zone for calendar days (default: the vault's, else UTC).")
+@click.option("--prefer", type=click.Choice(["nearest", "past", "future"]), default="nearest",
+              help="Which way an ambiguous date leans (\"June 1\", \"on Friday\"); recall always looks back.")
 @vault_option
 @json_option
-def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, vault_path: Path | None,
+def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, prefer: str, vault_path: Path | None,
              as_json: bool) -> None:
     """Print the UTC window a time phrase resolves to, e.g. `vault time last week`."""
     from . import timewin
@@ -172,8 +174,8 @@ def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, vaul
     vault = _optional_vault(vault_path)
     zone = tz or (vault.config.timezone if vault else "UTC")
     now = get_now(now_text, zone)
-    slept_at = latest_slept_at(vault) if vault else None
-    window = timewin.resolve(" ".join(phrase), now, zone, slept_at=slept_at)
+    slept_at = latest_slept_at(vault, now) if vault else None
+    window = timewin.resolve(" ".join(phrase), now, zone, slept_at=slept_at, prefer=prefer)
     if as_json:
         emit_json(window.to_json())
     else:
@@ -204,4 +206,4 @@ def with_vault(f: Callable) -> Callable:
 
 
 # Command groups live in their own modules; importing them registers them on `cli`.
-from . import cli_agent, cli_history, cli_recall, cli_sleep, cli_topic  # noqa: E402,F401
+from . import cli_agent, cli_bench, cli_history, cli_recall, cli_sleep, cli_topic  # noqa: E402,F401

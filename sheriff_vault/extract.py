@@ -450,6 +450,7 @@ def in_progress(turns: list[Turn], tz: str) -> dict[str, Any]:
             status, step = "running", progress[-1]
     if status == "idle":
         return {"status": "idle", "resume_hint": f"Last request: {goal}" if goal else "", "topic_id": None}
+    step = re.sub(r"^(?:next step|next|then)\s*[:,-]\s*", "", step, flags=re.I)
     hint = " ".join(p for p in (f"Goal: {goal}" if goal else "", f"Next step: {step}") if p)
     return {"status": status, "resume_hint": truncate(hint, 400), "topic_id": None}
 

@@ -201,17 +201,18 @@ def soft_window(window: timewin.Window) -> bool:
 
 def resolve_window(query: str, now: dt.datetime, tz: str, slept_at: dt.datetime | None, since: str | None,
                    until: str | None) -> timewin.Window | None:
-    """--since/--until win over a phrase found in the message; both may be given."""
+    """--since/--until win over a phrase found in the message; both may be given. Memory looks
+    back, so an ambiguous "on Friday" or "in June" means the last one."""
     if since or until:
-        start_w = timewin.resolve(since, now, tz, slept_at=slept_at) if since else None
-        end_w = timewin.resolve(until, now, tz, slept_at=slept_at) if until else None
+        start_w = timewin.resolve(since, now, tz, slept_at=slept_at, prefer="past") if since else None
+        end_w = timewin.resolve(until, now, tz, slept_at=slept_at, prefer="past") if until else None
         start = start_w.start if start_w else None
         end = end_w.end if end_w else None
         if start and end and start >= end:
             raise VaultError(f"--since {since!r} starts after --until {until!r} ends", hint="swap them")
         phrase = " / ".join(p for p in (f"since {since}" if since else "", f"until {until}" if until else "") if p)
         return timewin.Window(start, end, phrase, (0, 0), "range", True, tz)
-    return timewin.find(query, now, tz, slept_at=slept_at)
+    return timewin.find(query, now, tz, slept_at=slept_at, prefer="past")
 
 
 def recall(vault: Any, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
@@ -236,7 +237,7 @@ def recall(vault: Any, query: str, *, index: Index | None = None, tail: str = ""
             stats = index.refresh()
             warnings += stats.warnings
         snap = index.snapshot()
-        window = resolve_window(query, now, tz, latest_slept_at(vault), since, until)
+        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
         search_text = query
         if window and window.span != (0, 0) and window.span[1] <= len(query):
             search_text = (query[: window.span[0]] + " " + query[window.span[1]:]).strip() or query

@@ -354,12 +354,15 @@ def _wake_packet(vault: Any, extraction: Extraction, changes: dict[str, Change],
 
 
 def _event_file(change: Change, now: dt.datetime, conv_rel: str) -> str:
+    """A topic event (spec sec. 6.3): `at` is when the topic was talked about, so "what did we decide
+    last week" finds it by the conversation's time; `slept_at` is when memory recorded it."""
     turns = change.turn_ids
     span = f"{turns[0]}..{turns[-1]}" if len(turns) > 1 else (turns[0] if turns else "")
     body = "\n".join(f"- {line}" for line in change.summary()) or "- touched"
-    return (f"---\ntopic_id: {change.topic.id}\ntopic: {change.topic.rel}\nat: '{iso(now)}'\n"
-            f"change: {'created' if change.created else 'updated'}\nturns: {json.dumps(span)}\n"
-            f"conversation: {conv_rel}\n---\n\n# {change.topic.name}\n\n{body}\n")
+    talked = max((u.at for c in change.candidates for u in c.units), default=now)
+    return (f"---\ntopic_id: {change.topic.id}\ntopic: {change.topic.rel}\nat: '{iso(talked)}'\n"
+            f"slept_at: '{iso(now)}'\nchange: {'created' if change.created else 'updated'}\n"
+            f"turns: {json.dumps(span)}\nconversation: {conv_rel}\n---\n\n# {change.topic.name}\n\n{body}\n")
 
 
 def _write(vault: Any, files: dict[str, bytes | None], changes: dict[str, Change], extraction: Extraction,

@@ -132,9 +132,10 @@ def noun_phrases(text: str, max_len: int = 3) -> list[str]:
             run: list[str] = []
             while j < len(tokens) and len(run) < max_len:
                 low = tokens[j].lower()
-                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3 or low in UNITS:
+                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3 or low in UNITS \
+                        or low in CALENDAR:
                     break
-                run.append(low)
+                run.append(tokens[j] if tokens[j][:1].isupper() and j > 0 else low)
                 j += 1
             if run:
                 out.append(" ".join(run))
@@ -146,16 +147,19 @@ def noun_phrases(text: str, max_len: int = 3) -> list[str]:
 
 def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list[str]:
     """The k phrases that best name what `docs` are about: frequent in them, uncommon in English,
-    noun phrases (and their head-word endings) preferred over loose words."""
+    noun phrases (and their head-word endings) preferred over loose words. Names keep their capitals."""
     skip = {w.lower() for w in ignore}
     count: Counter[str] = Counter()
+    spelled: dict[str, Counter[str]] = {}
     for doc in docs:
-        nps = [p for p in dict.fromkeys(noun_phrases(doc)) if not set(p.split()) & skip]
-        in_np = {w for p in nps for w in p.split()}
+        nps = [p for p in dict.fromkeys(noun_phrases(doc)) if not set(p.lower().split()) & skip]
+        in_np = {w.lower() for p in nps for w in p.split()}
         for p in nps:
             parts = p.split()
             for start in range(len(parts)):
-                count[" ".join(parts[start:])] += 2.0 if start == 0 else 1.0
+                phrase = " ".join(parts[start:])
+                count[phrase.lower()] += 2.0 if start == 0 else 1.0
+                spelled.setdefault(phrase.lower(), Counter())[phrase] += 1
         for w in dict.fromkeys(content_words(doc)):
             if w not in skip and w not in in_np and w not in UNITS and w not in CALENDAR:
                 count[w] += 0.7
@@ -163,9 +167,9 @@ def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list
                     key=lambda x: (-x[0], x[1]))
     chosen: list[str] = []
     for _, phrase in ranked:
-        if any(set(phrase.split()) & set(c.split()) for c in chosen):
+        if any(set(phrase.split()) & set(c.lower().split()) for c in chosen):
             continue
-        chosen.append(phrase)
+        chosen.append(spelled[phrase].most_common(1)[0][0] if phrase in spelled else phrase)
         if len(chosen) == k:
             break
     return chosen

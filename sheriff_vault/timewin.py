@@ -278,12 +278,21 @@ def _h_date(m: re.Match, c: _Ctx) -> Optional[_R]:
 def _h_named(m: re.Match, c: _Ctx) -> _R:
     """A weekday or month name: after last/this/next as said, else the one `prefer` points at."""
     g = m.groupdict()
-    default = "past" if c.prefer == "nearest" else c.prefer
-    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), default)
+    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), c.prefer)
     if g.get("wd"):
-        d = _weekday(c, _WDAYS[g["wd"][:3].lower()], {"last": "past", "next": "future"}.get(how, how))
+        wd = _WDAYS[g["wd"][:3].lower()]
+        if how == "nearest":  # "rerun it on Thursday", said on Tuesday: in two days, not five days ago
+            past, future = _weekday(c, wd, "past"), _weekday(c, wd, "future")
+            d = future if (future - c.today).days < (c.today - past).days else past
+        else:
+            d = _weekday(c, wd, {"last": "past", "next": "future"}.get(how, how))
         return (*_days(c, d, d), "day", True)
     mon, y = _MONTHS[g["mon"][:3].lower()], g.get("y")
+    if not y and how == "nearest":  # "her party in June", said in February: this June
+        back, ahead = _month_year(c, mon, "past"), _month_year(c, mon, "future")
+        gap_back = (c.today.year - back) * 12 + c.today.month - mon
+        gap_ahead = (ahead - c.today.year) * 12 + mon - c.today.month
+        return (*_month(c, ahead if gap_ahead < gap_back else back, mon), "month", True)
     return (*_month(c, int(y) if y else _month_year(c, mon, how), mon), "month", not y)
 
 

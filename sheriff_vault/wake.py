@@ -18,20 +18,22 @@ def packet_paths(vault: Any) -> list[Path]:
     return sorted(base.glob("*/*/*/*.json")) if base.is_dir() else []
 
 
-def latest_packet(vault: Any) -> tuple[Path, dict] | None:
-    """The newest readable wake packet; a corrupt one is skipped (doctor reports it)."""
+def latest_packet(vault: Any, before: dt.datetime | None = None) -> tuple[Path, dict] | None:
+    """The newest readable wake packet (slept at or before `before`, when given); a corrupt one is
+    skipped (doctor reports it)."""
     for path in reversed(packet_paths(vault)):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and parse_time(data.get("slept_at")):
+        slept = parse_time(data.get("slept_at")) if isinstance(data, dict) else None
+        if slept and (before is None or slept <= before):
             return path, data
     return None
 
 
-def latest_slept_at(vault: Any) -> dt.datetime | None:
-    found = latest_packet(vault)
+def latest_slept_at(vault: Any, before: dt.datetime | None = None) -> dt.datetime | None:
+    found = latest_packet(vault, before)
     return parse_time(found[1].get("slept_at")) if found else None
 
 
@@ -67,13 +69,13 @@ def wake(vault: Any, message: str = "", *, now: dt.datetime | None = None, budge
 
     now = now or timewin.utcnow()
     budget = budget or vault.config.wake.budget
-    found = latest_packet(vault)
+    found = latest_packet(vault, now)
     packet = found[1] if found else {}
     slept_at = parse_time(packet.get("slept_at")) if packet else None
     minutes = round((now - slept_at).total_seconds() / 60, 1) if slept_at else None
     progress = packet.get("in_progress") or {"status": "idle", "resume_hint": "", "topic_id": None}
     decision = _decide(progress, minutes, vault.config.wake.fresh_minutes, bool(packet))
-    buffered = [t.to_json() for t in load_buffer(vault)]
+    buffered = [t.to_json() for t in load_buffer(vault) if t.at is None or t.at <= now]
     tail = buffered or list(packet.get("conversation_tail") or [])
     hints = [h for h in packet.get("active_subject_hints") or [] if h]
     query = " ".join(p for p in (message, progress.get("resume_hint", ""), " ".join(hints[:3])) if p).strip()
@@ -101,8 +103,9 @@ def _decide(progress: dict, minutes: float | None, fresh: float, has_packet: boo
 
 
 def _shares(budget: int) -> dict[str, int]:
-    return {"status": int(budget * 0.12), "tail": int(budget * 0.33), "memory": max(200, int(budget * 0.4)),
-            "skills": int(budget * 0.15)}
+    status = min(max(500, int(budget * 0.15)), budget // 3)
+    return {"status": status, "tail": int(budget * 0.3), "memory": max(200, int(budget * 0.4)),
+            "skills": int(budget * 0.12)}
 
 
 def _skill_manifests(vault: Any, refs: list[str]) -> list[dict]:

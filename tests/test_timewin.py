@@ -94,7 +94,7 @@ CASES = [
     ("next Fri", N, "UTC", "2023-05-12T00:00:00Z", "2023-05-13T00:00:00Z"),
     ("next Monday", N, "UTC", "2023-05-15T00:00:00Z", "2023-05-16T00:00:00Z"),
     # months
-    ("in June", N, "UTC", "2022-06-01T00:00:00Z", "2022-07-01T00:00:00Z"),
+    ("in June", N, "UTC", "2023-06-01T00:00:00Z", "2023-07-01T00:00:00Z"),  # nearest: next month, not last year
     ("in May", N, "UTC", "2023-05-01T00:00:00Z", "2023-06-01T00:00:00Z"),
     ("May", N, "UTC", "2023-05-01T00:00:00Z", "2023-06-01T00:00:00Z"),
     ("mid-May", N, "UTC", "2023-05-01T00:00:00Z", "2023-06-01T00:00:00Z"),
@@ -230,6 +230,8 @@ def test_not_a_time(phrase: str) -> None:
     ("14 February", "nearest", "2024-02-14T00:00:00Z"),
     ("Saturday 14 February", "nearest", "2024-02-14T00:00:00Z"),
     ("June 1", "nearest", "2023-06-01T00:00:00Z"),
+    ("in June", "past", "2022-06-01T00:00:00Z"),
+    ("on Friday", "nearest", "2023-05-05T00:00:00Z"),
     ("December 25", "nearest", "2022-12-25T00:00:00Z"),
 ])
 def test_month_day_without_year(phrase: str, prefer: str, start: str) -> None:
