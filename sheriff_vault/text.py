@@ -200,8 +200,9 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
     of a long fact only the sentences sharing most words with the query (original order kept)."""
     m = SPEAKER.match(text)
     head, body = (text[: m.end() - 2], text[m.end():]) if m else ("", text)
-    if m and m.group("asked") and len(body) >= keep_question:
-        head = m.group("who") + (m.group("to") or "")
+    if m:
+        asked = m.group("asked")
+        head = m.group("who") + (f', asked "{asked}"' if asked and len(body) < keep_question else "")
     if len(head) + len(body) + 2 <= limit:
         return f"{head}: {body}" if head else body
     wanted = {stem(w) for w in content_words(query)}
