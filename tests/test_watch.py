@@ -82,9 +82,9 @@ def test_commit_reaches_the_daemon_through_the_hook(daemon):
     started = time.monotonic()
     git(daemon.root, "commit", "-qm", "hand: kayak")
     assert time.monotonic() - started < 2.0, "the hook must not block the commit"
-    wait_for(lambda: status(daemon)["generation"] > before)
-    log = (daemon.root / ".vault" / "logs" / "hook.log").read_text()
-    assert "via daemon" in log
+    log = daemon.root / ".vault" / "logs" / "hook.log"
+    wait_for(lambda: log.exists() and "via daemon" in log.read_text())
+    assert status(daemon)["generation"] > before
     assert recall_json(daemon, "kayak launches")["topics"][0]["name"] == "Kayak trip"
 
 
