@@ -55,13 +55,16 @@ class Turn:
 
 def parse_jsonl(text: str, source: str = "<stdin>") -> list[Turn]:
     turns = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 inside a string is content
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConversationFormatError(f"not valid JSON: {exc.msg}", path=source, line=n,
+                                          hint='each line must be one JSON object like {"role": "user", "content": "..."}') from None
+        except RecursionError:
+            raise ConversationFormatError("JSON nested too deeply", path=source, line=n,
                                           hint='each line must be one JSON object like {"role": "user", "content": "..."}') from None
         turns.append(_turn_from(data, source, n))
     return turns
@@ -98,6 +101,8 @@ def parse_markdown(text: str, source: str = "<stdin>") -> list[Turn]:
 
     from .mdfile import split
 
+    if "\r\n" in text and text.count("\r\n") == text.count("\n"):
+        text = text.replace("\r\n", "\n")  # saved with CRLF endings throughout; a lone CR is content
     parts = split(text)
     meta: Any = {}
     body, offset = text, 0
@@ -120,10 +125,10 @@ def parse_markdown(text: str, source: str = "<stdin>") -> list[Turn]:
             content = "\n".join(acc).strip("\n")
             turns.append(Turn(current["role"], content, current["at"], current["id"], current["name"]))
 
-    for n, line in enumerate(body.splitlines(), offset + 1):
+    for n, line in enumerate(body.split("\n"), offset + 1):
         m = _HEADING.match(line)
         if not m:
-            if line.startswith("\\##") and _HEADING.match(line[1:]):
+            if _escaped_heading(line):
                 line = line[1:]
             if current is None and line.strip():
                 raise ConversationFormatError("text before the first `## HH:MM - role` heading", path=source, line=n,
@@ -186,8 +191,14 @@ def render_markdown(turns: Iterable[Turn], meta: dict[str, Any]) -> str:
 
 
 def _escape_headings(text: str) -> str:
-    """A turn that itself contains `## 12:00 - user` lines must not split into fake turns."""
-    return "\n".join(("\\" + l) if _HEADING.match(l) else l for l in text.splitlines())
+    """A turn that itself contains `## 12:00 - user` lines must not split into fake turns; one
+    more backslash on such a line (escaped or not) is what parse_markdown takes off again.
+    Split on newlines only: a CR or U+2028 inside a turn is its content."""
+    return "\n".join(("\\" + l) if _HEADING.match(l) or _escaped_heading(l) else l for l in text.split("\n"))
+
+
+def _escaped_heading(line: str) -> bool:
+    return line.startswith("\\") and bool(_HEADING.match(line.lstrip("\\")))
 
 
 # -- the vault's own buffer (.vault/buffer.jsonl) ----------------------------------------------
@@ -197,7 +208,7 @@ def load_buffer(vault: Any) -> list[Turn]:
     if not path.exists():
         return []
     turns = []
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = path.read_text(encoding="utf-8", errors="replace").rstrip("\n").split("\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -232,10 +243,19 @@ def assign_ids(turns: list[Turn], vault: Any, existing: Iterable[Turn] = ()) -> 
 
 
 def append_turns(vault: Any, turns: list[Turn], now: dt.datetime) -> list[Turn]:
-    """Add turns to the buffer: stamp missing times with `now`, assign missing ids, skip ids already there."""
+    """Add turns to the buffer: stamp missing times with `now`, assign missing ids, and skip turns
+    already there or already slept (same id, time and text), so sleeping one transcript twice,
+    even by two processes at once, remembers it once."""
     existing = load_buffer(vault)
     known = {t.id for t in existing if t.id}
-    fresh = [t for t in turns if not (t.id and t.id in known)]
+    buffered = _lookup({_fingerprint(t) for t in existing})
+    fresh = [t for t in turns if not (t.id and t.id in known and _seen(t, buffered))]
+    for t in fresh:
+        if t.id in known:  # another turn holds this id: the new one gets a fresh id
+            t.id = ""
+    if any(t.id for t in fresh):
+        slept = _lookup(archived_turns(vault))
+        fresh = [t for t in fresh if not (t.id and _seen(t, slept))]
     for t in fresh:
         if t.at is None:
             t.at = now
@@ -247,3 +267,50 @@ def append_turns(vault: Any, turns: list[Turn], now: dt.datetime) -> list[Turn]:
 
 def write_buffer(vault: Any, turns: list[Turn]) -> None:
     atomic_write(vault.buffer_path, "".join(json.dumps(t.to_json(), ensure_ascii=False) + "\n" for t in turns))
+
+
+def _fingerprint(turn: Turn) -> tuple[str, str, str]:
+    """What makes two turns the same turn, as the archive keeps it (seconds, trimmed text)."""
+    at = turn.at.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S") if turn.at else ""
+    return turn.id, at, turn.content.strip()
+
+
+Prints = tuple[set[tuple[str, str, str]], set[tuple[str, str]]]
+
+
+def _lookup(prints: set[tuple[str, str, str]]) -> Prints:
+    return prints, {(p[0], p[2]) for p in prints}
+
+
+def _seen(turn: Turn, prints: Prints) -> bool:
+    """Is this turn among `prints`? A turn without a time matches on id and text alone."""
+    mine = _fingerprint(turn)
+    return mine in prints[0] if turn.at is not None else (mine[0], mine[2]) in prints[1]
+
+
+def archived_turns(vault: Any) -> set[tuple[str, str, str]]:
+    """Fingerprints of every turn in conversations/ (the slept turns). A cache in .vault/ keyed by
+    each archive's size and mtime keeps this one file read per new archive, not per call."""
+    cache_path = vault.cache / "archived-turns.json"
+    try:
+        cache = json.loads(cache_path.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    fresh: dict[str, Any] = {}
+    out: set[tuple[str, str, str]] = set()
+    root = vault.path("conversations")
+    for path in sorted(root.rglob("*.md")) if root.is_dir() else []:
+        st = path.stat()
+        rel = path.relative_to(root).as_posix()
+        entry = cache.get(rel)
+        if not entry or entry[0] != [st.st_size, st.st_mtime_ns]:
+            try:
+                prints = [list(_fingerprint(t)) for t in parse_markdown(path.read_text(encoding="utf-8"), str(path))]
+            except (ConversationFormatError, UnicodeDecodeError):
+                prints = []
+            entry = [[st.st_size, st.st_mtime_ns], prints]
+        fresh[rel] = entry
+        out.update(tuple(p) for p in entry[1])
+    if fresh != cache:
+        atomic_write(cache_path, json.dumps(fresh, ensure_ascii=False))
+    return out

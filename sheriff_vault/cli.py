@@ -35,11 +35,11 @@ def now_option(f: Callable) -> Callable:
 
 
 def get_vault(vault_path: Path | None) -> Any:
-    """The vault a command works on; a sleep a crash left half done is finished or rolled back first."""
+    """The vault a command works on; a change a crash left half done is finished or rolled back first."""
     from .vault import find_vault
 
     vault = find_vault(vault_path)
-    if (vault.cache / "sleep-journal.json").exists():
+    if vault.journal_path.exists():
         from .journal import recover
 
         with vault.lock(timeout=120):
@@ -67,6 +67,7 @@ class VaultGroup(click.Group):
         try:
             return super().invoke(ctx)
         except VaultError as exc:
+            _notes(exc)
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
@@ -79,11 +80,18 @@ class VaultGroup(click.Group):
         except Exception as exc:  # a bug of ours: say so plainly, keep the traceback in a log
             if os.environ.get(DEBUG_ENV):
                 raise
+            _notes(exc)
             log = _log_crash()
             click.echo(f"error: unexpected {type(exc).__name__}: {exc}"
                        + (f" (details in {log})" if log else "") + f"; set {DEBUG_ENV}=1 to see the traceback",
                        err=True)
             sys.exit(2)
+
+
+def _notes(exc: BaseException) -> None:
+    """What the library did about the failure (a rolled-back change), added with exc.add_note."""
+    for note in getattr(exc, "__notes__", []):
+        click.echo(f"note: {note}", err=True)
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:

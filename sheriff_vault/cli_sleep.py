@@ -24,11 +24,12 @@ def note(vault, role: str, text: tuple[str, ...], name: str, turn_id: str, now_t
 
     content = sys.stdin.read() if text == ("-",) else " ".join(text)
     now = get_now(now_text, vault.config.timezone)
-    added = append_turns(vault, [Turn(role, content, now, turn_id, name)], now)
+    added = append_turns(vault, [Turn(role, content, None, turn_id, name)], now)  # stamped with now
     if as_json:
         emit_json([t.to_json() for t in added])
     elif added:
-        click.echo(f"noted {added[0].id}")
+        taken = f" (id {turn_id} belongs to another turn in the buffer)" if turn_id and added[0].id != turn_id else ""
+        click.echo(f"noted {added[0].id}{taken}")
     else:
         click.echo(f"turn {turn_id} is already in the buffer")
 

@@ -38,6 +38,26 @@ def topic_new(vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...]
         click.echo(f"created {result.topic.rel} ({result.topic.id})")
 
 
+@topic.command("link")
+@click.argument("src")
+@click.argument("dst")
+@click.option("--type", "edge_type", default="RELATES_TO", show_default=True,
+              help="What the edge means: RELATES_TO, DEPENDS_ON, PART_OF, NEXT or PREV.")
+@click.option("--weight", type=float, default=1.0, show_default=True, help="Added to the edge's weight.")
+@click.option("--no-commit", is_flag=True, help="Write the file but do not commit it.")
+@json_option
+@with_vault
+def topic_link(vault, src: str, dst: str, edge_type: str, weight: float, no_commit: bool, as_json: bool) -> None:
+    """Add (or strengthen) a `related` edge from topic SRC to topic DST; deep recall follows it."""
+    from .edits import link_topics
+
+    result = link_topics(vault, src, dst, edge_type.upper(), weight, commit=not no_commit)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(f"linked {result.topic.rel} {edge_type} {dst}")
+
+
 @topic.command("show")
 @click.argument("ref")
 @json_option

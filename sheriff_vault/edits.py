@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from . import gitlog
+from . import faults, gitlog, journal
 from .errors import VaultError
 from .topics import EDGE_TYPES, Topic, fact
 from .vault import Vault
@@ -34,8 +35,7 @@ def create_topic(vault: Vault, name: str, *, now: dt.datetime, aliases: Iterable
         topic = vault.topics.create(name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen)
         for text in facts:
             topic.add_item(fact(text, now))
-        topic.save()
-        sha = gitlog.commit_paths(vault.root, f"topic: new {name}", [topic.rel]) if commit else None
+        sha = _save(vault, topic, f"topic: new {name}", commit)
     return EditResult(topic, True, sha)
 
 
@@ -82,9 +82,7 @@ def upsert_topic(vault: Vault, update: dict[str, Any], *, now: dt.datetime, comm
                                  str(num.get("source") or "tool"), float(num.get("confidence") or 0.8))
         topic.touch(now)
         topic.set("touch_count", topic.touch_count + 1)
-        topic.save()
-        verb = "new" if created else "update"
-        sha = gitlog.commit_paths(vault.root, f"topic: {verb} {topic.name}", [topic.rel]) if commit else None
+        sha = _save(vault, topic, f"topic: {'new' if created else 'update'} {topic.name}", commit)
     return EditResult(topic, created, sha)
 
 
@@ -98,9 +96,28 @@ def link_topics(vault: Vault, src: str, dst: str, edge_type: str = "RELATES_TO",
         if a.id == b.id:
             raise VaultError("a topic cannot link to itself", hint="pick two different topics")
         a.link(b.id, edge_type, weight_delta)
-        a.save()
-        sha = gitlog.commit_paths(vault.root, f"link: {a.name} {edge_type} {b.name}", [a.rel]) if commit else None
+        sha = _save(vault, a, f"link: {a.name} {edge_type} {b.name}", commit)
     return EditResult(a, False, sha)
+
+
+def _save(vault: Vault, topic: Topic, message: str, commit: bool) -> str | None:
+    """Save the topic and commit it as one change. The journal makes it all or nothing: a failed
+    commit puts the file back as it was, and so does the next command after a crash.
+    Call it holding the vault lock."""
+    if not commit:
+        topic.save()
+        return None
+    change_id = uuid.uuid4().hex[:12]
+    journal.begin(vault, change_id, {topic.rel: topic.render().encode()}, [], kind="edit")
+    try:
+        topic.save()
+        faults.point("edit:saved")
+        sha = gitlog.commit_paths(vault.root, f"{message}\n\n{journal.trailer('edit', change_id)}", [topic.rel])
+    except BaseException as exc:
+        journal.undo_after_error(vault, exc)  # nothing half-written stays in the working tree
+        raise
+    journal.end(vault)
+    return sha
 
 
 def _scan(vault: Vault, texts: list[str]) -> None:

@@ -188,9 +188,16 @@ def _units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
     return units
 
 
+INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honestly|basically|literally|truly|"
+                          r"pretty much|kind of|sort of|very|so(?= (?:\w+ful|\w+ing|\w+ive|\w+ous|happy|glad|proud|"
+                          r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|much|important|special|hard|tough|"
+                          r"awesome|amazing)\b))\s+", _I)
+
+
 def _trim(sent: str, ignore: set[str]) -> str:
-    """Drop lead-ins and the listener's name ("Wow, Mel! ", "Thanks, Caroline, ") from a sentence."""
-    out = LEAD_IN.sub("", sent)
+    """Drop lead-ins, the listener's name ("Wow, Mel! ", "Thanks, Caroline, ") and intensifiers
+    ("really", "so" before an adjective) from a sentence: they carry feeling, not facts."""
+    out = INTENSIFIERS.sub("", LEAD_IN.sub("", sent))
     for _ in range(2):
         m = re.match(r"^([A-Z][a-z]+)[,!]\s+", out)
         if m and m.group(1).lower() in ignore:

@@ -11,7 +11,7 @@ import signal
 import time
 
 POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
-          "sleep:committed", "sleep:trimmed", "index:tantivy-committed", "index:applied")
+          "sleep:committed", "sleep:trimmed", "index:tantivy-committed", "index:applied", "edit:saved")
 
 
 def point(name: str) -> None:

@@ -16,10 +16,15 @@ _I = re.IGNORECASE
 PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ("prompt_injection", "ignore previous instructions",
      re.compile(r"\b(?:ignore|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions|prompts?|rules|messages)", _I)),
+    # The role must follow "you are now" directly or after hijack adjectives only, so "you are now
+    # a travel agent" or "a model employee" stay ordinary talk while "a helpful AI assistant" does not.
     ("role_hijack", "you are now <another role>",
-     re.compile(r"\byou\s+are\s+now\s+(?:\w+\s+){0,3}?(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|DAN\b|"
-                r"(?:ai|assistant|model|chatbot|bot|agent)\b|in\s+(?:developer|god|admin|debug)\s+mode|"
-                r"no\s+longer\s+(?:bound|restricted|an?\s+assistant)|free\s+(?:of|from)\s+(?:all\s+)?(?:rules|restrictions))", _I)),
+     re.compile(r"\byou\s+are\s+now\s+(?:(?:\w+\s+){0,4}?(?:unrestricted|unfiltered|uncensored|jailbroken|DAN\b)|"
+                r"(?:an?\s+|the\s+|my\s+)?(?:(?:new|different|evil|rogue|malicious|unrestricted|unfiltered|uncensored|"
+                r"unlimited|jailbroken|obedient|compliant|helpful|harmless|honest|free|very|completely|fully|totally)"
+                r"\s+){0,3}(?:ai|assistant|chatbot|bot|agent|llm|gpt|(?:ai\s+|large\s+)?language\s+model)\b|"
+                r"in\s+(?:developer|god|admin|debug|jailbreak)\s+mode|no\s+longer\s+(?:bound|restricted|an?\s+assistant)|"
+                r"free\s+(?:of|from)\s+(?:all\s+)?(?:rules|restrictions))", _I)),
     ("deception", "do not tell the user",
      re.compile(r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|reveal\s+to)\s+the\s+user", _I)),
     ("system_prompt_override", "system prompt override",
@@ -41,7 +46,8 @@ PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ("google_key", "a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
     ("jwt", "a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}")),
     ("secret_assignment", "a password or secret assigned a value",
-     re.compile(r"\b(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*['\"]?[A-Za-z0-9_\-/+=.]{12,}", _I)),
+     re.compile(r"\b(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*['\"]?"
+                r"(?!(?:os\.environ|os\.getenv|getenv|process\.env)\b)[A-Za-z0-9_\-/+=.]{12,}+(?![(\[])", _I)),
 ]
 INVISIBLE = {
     "\u200b": "ZERO WIDTH SPACE", "\u200c": "ZERO WIDTH NON-JOINER", "\u200d": "ZERO WIDTH JOINER",
@@ -52,6 +58,11 @@ INVISIBLE = {
     "\u2069": "POP DIRECTIONAL ISOLATE",
 }
 _INVISIBLE_RE = re.compile("[" + "".join(INVISIBLE) + "]")
+# A joiner inside an emoji sequence (👩‍💻) or between letters of a script whose spelling uses it
+# (Persian می‌خواهم, the Indic scripts) is ordinary text, not hidden text.
+_PICTO = "\U0001F000-\U0001FAFF\u2600-\u27BF"
+_JOINING = "\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFC\u0900-\u0DFF"
+_JOINED = re.compile(f"(?<=[{_PICTO}\ufe0f])\u200d(?=[{_PICTO}])|(?<=[{_JOINING}])[\u200c\u200d](?=[{_JOINING}])")
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,8 @@ def scan(text: str) -> list[Hit]:
     hits: list[Hit] = []
     for m in _INVISIBLE_RE.finditer(text):
         ch = m.group(0)
+        if ch in "\u200c\u200d" and _JOINED.match(text, m.start()):
+            continue
         hits.append(Hit("invisible_unicode", f"U+{ord(ch):04X} {INVISIBLE[ch]}", m.start(), m.end(),
                         _excerpt(text, m.start(), m.end())))
     for kind, description, pattern in PATTERNS:

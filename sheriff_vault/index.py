@@ -53,26 +53,71 @@ class UpdateStats:
 
 @dataclass
 class Snapshot:
-    """An immutable in-memory view of one index generation; recall reads only this."""
+    """An immutable in-memory view of one index generation; recall reads only this.
+
+    Row i of `matrix` is the vector of document `vec_ids[i]`. A snapshot patched after a small
+    update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
+    None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
+    order a full load from the database gives, so both rank ties the same way.
+    """
 
     generation: int
     docs: dict[str, Doc]
     topics: dict[str, TopicRow]
     events: list[EventRow]
-    vec_ids: list[str]
+    vec_ids: list[str | None]
     matrix: np.ndarray
     by_id: dict[str, str]
     head: str | None
     row_of: dict[str, int] = field(default_factory=dict)
     speakers: set[str] = field(default_factory=set)
+    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    speaker_count: dict[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.row_of = {d: i for i, d in enumerate(self.vec_ids)}
-        self.speakers = {s.lower() for d in self.docs.values() if (s := speaker_of(d.text))}
+        if not self.row_of:
+            self.row_of = {d: i for i, d in enumerate(self.vec_ids) if d is not None}
+        if self.speaker_count is None:
+            count: dict[str, int] = {}
+            for d in self.docs.values():
+                if s := speaker_of(d.text):
+                    count[s.lower()] = count.get(s.lower(), 0) + 1
+            self.speaker_count = count
+        self.speakers = set(self.speaker_count)
+
+    @property
+    def vectors(self) -> int:
+        return len(self.vec_ids) - len(self.dead)
 
     def topic_by_ref(self, ref: str) -> TopicRow | None:
         path = self.by_id.get(ref)
         return self.topics.get(path) if path else None
+
+
+def _by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
+    by_id: dict[str, str] = {}
+    for path, t in sorted(topics.items()):
+        by_id.setdefault(t.topic_id, path)
+        by_id.setdefault(t.slug, path)
+    return by_id
+
+
+def _shared(doc: Doc, strings: dict[str, str]) -> Doc:
+    """The doc with its often-repeated strings (its file, kind, date, topic names, cited
+    conversation) replaced by one shared copy: a topic's docs and a conversation's facts repeat
+    them, and at 10k topics the copies cost tens of MB of a daemon's memory."""
+    one = strings.setdefault
+    doc.kind, doc.path, doc.date = one(doc.kind, doc.kind), one(doc.path, doc.path), one(doc.date, doc.date)
+    doc.topic_path, doc.topic_text = one(doc.topic_path, doc.topic_path), one(doc.topic_text, doc.topic_text)
+    for cite in doc.cites:
+        if isinstance(cite, dict) and isinstance(cite.get("file"), str):
+            cite["file"] = one(cite["file"], cite["file"])
+    return doc
+
+
+def _spare(rows: int) -> int:
+    """Room for rows appended by later small updates (untouched pages of np.empty cost no memory)."""
+    return rows + max(1024, rows // 8)
 
 
 def _schema() -> Any:
@@ -117,6 +162,8 @@ class Index:
         self._db: sqlite3.Connection | None = None
         self._vectors: VectorCache | None = None
         self._snapshot: Snapshot | None = None
+        self._tail: tuple[np.ndarray, int] | None = None  # (matrix buffer, rows written into it)
+        self._strings: dict[str, str] = {}  # one copy of each path, kind, date and name string in memory
         self.embedding_warning: str | None = None
 
     # -- opening --------------------------------------------------------------------------------
@@ -176,7 +223,7 @@ class Index:
             self._db.close()
         if self._vectors is not None:
             self._vectors.close()
-        self._db, self._tindex, self._vectors, self._snapshot = None, None, None, None
+        self._db, self._tindex, self._vectors, self._snapshot, self._tail = None, None, None, None, None
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -231,6 +278,24 @@ class Index:
         removed = [p for p in known if p not in on_disk]
         return on_disk, changed, removed
 
+    def _stale_among(self, wanted: Iterable[str]) -> tuple[dict[str, os.stat_result], list[str], list[str]]:
+        """stale_paths() for just these vault-relative paths: no walk over every file, which costs
+        more than indexing one saved file once the vault holds thousands of topics."""
+        on_disk: dict[str, os.stat_result] = {}
+        known: dict[str, tuple[int, int]] = {}
+        for rel in wanted:
+            if kind_of(rel):
+                try:
+                    on_disk[rel] = (self.vault.root / rel).stat()
+                except (FileNotFoundError, NotADirectoryError):
+                    pass
+            row = self.db.execute("SELECT size, mtime_ns FROM files WHERE path=?", (rel,)).fetchone()
+            if row is not None:
+                known[rel] = (row[0], row[1])
+        changed = sorted(p for p, st in on_disk.items() if known.get(p) != (st.st_size, st.st_mtime_ns))
+        removed = sorted(p for p in known if p not in on_disk)
+        return on_disk, changed, removed
+
     def is_fresh(self) -> bool:
         _, changed, removed = self.stale_paths()
         return not changed and not removed and not self.meta("pending") and not self._missing_vectors()
@@ -245,13 +310,13 @@ class Index:
         stats = UpdateStats()
         with self.lock(lock_timeout):
             pending = json.loads(self.meta("pending") or "[]")
-            on_disk, changed, removed = self.stale_paths()
-            stats.scanned = len(on_disk)
             if paths is not None:
                 wanted = {self._norm(p) for p in paths} | set(pending)
-                changed = [p for p in changed if p in wanted]
-                removed = [p for p in removed if p in wanted]
+                on_disk, changed, removed = self._stale_among(wanted)
             else:
+                on_disk, changed, removed = self.stale_paths()
+            stats.scanned = len(on_disk)
+            if paths is None:
                 changed = sorted(set(changed) | {p for p in pending if p in on_disk})
                 removed = sorted(set(removed) | {p for p in pending if p not in on_disk})
             if changed or removed or self._missing_vectors():
@@ -307,6 +372,9 @@ class Index:
         import tantivy
 
         db = self.db
+        base = self._snapshot
+        if base is not None and (base.generation != self.generation or self.meta("vectors_missing") == "1"):
+            base = None  # another writer got here first, or old documents are about to get vectors
         db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', ?)", (json.dumps(sorted(set(changed) | set(removed))),))
         db.commit()
         read: dict[str, tuple[str | None, str | None, FileDocs | None]] = {}
@@ -341,6 +409,11 @@ class Index:
             writer.wait_merging_threads()
             faults.point("index:tantivy-committed")
             self._tindex.reload()
+        gone = [d for rel in touched for (d,) in db.execute("SELECT doc_id FROM docs WHERE path=?", (rel,))] \
+            if base is not None else []
+        events_changed = base is not None and (
+            any(read[p][2] and read[p][2].event for p in content_changed)
+            or any(db.execute("SELECT 1 FROM events WHERE path=?", (rel,)).fetchone() for rel in touched))
         with db:
             for rel in touched:
                 db.execute("DELETE FROM docs WHERE path=?", (rel,))
@@ -359,6 +432,14 @@ class Index:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', '')")
             db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (gitlog.head(self.vault.root) or "",))
             db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+        if base is not None:
+            # Patch the snapshot in memory rather than let the next read load every document again.
+            self._snapshot = None
+            try:
+                self._snapshot = self._patched(base, base.generation + 1, gone, new_docs, topics_by_path, touched,
+                                               events_changed, vec_hash)
+            except Exception as exc:  # a cache: the next snapshot() loads it all from the database
+                self.log(f"warning: could not update the index snapshot in memory ({type(exc).__name__}: {exc})")
         faults.point("index:applied")
 
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
@@ -405,27 +486,106 @@ class Index:
             return self._snapshot
         db = self.db
         docs, hashes = {}, {}
+        self._strings = {}
         for row in db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"):
-            doc = doc_from_row(row[:-1])
+            doc = _shared(doc_from_row(row[:-1]), self._strings)
             docs[doc.doc_id] = doc
             if row[-1]:
                 hashes[doc.doc_id] = row[-1]
         topics = {r[0]: topic_from_row(r) for r in db.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics")}
         events = [EventRow(*r) for r in db.execute("SELECT * FROM events ORDER BY at")]
-        by_id: dict[str, str] = {}
-        for path, t in sorted(topics.items()):
-            by_id.setdefault(t.topic_id, path)
-            by_id.setdefault(t.slug, path)
-        vec_ids: list[str] = []
+        vec_ids: list[str | None] = []
         matrix = np.zeros((0, 1), dtype=np.float32)
         cache = self.vectors() if hashes else None
         if cache is not None:
             rows = cache.lookup(list(hashes.values()))
             vec_ids = [d for d, h in hashes.items() if h in rows]
-            matrix = cache.matrix(np.array([rows[hashes[d]] for d in vec_ids], dtype=np.int64))
+            if vec_ids:
+                buffer = np.empty((_spare(len(vec_ids)), cache.dim), dtype=np.float32)
+                matrix = cache.matrix(np.array([rows[hashes[d]] for d in vec_ids], dtype=np.int64),
+                                      out=buffer[: len(vec_ids)])
+                self._tail = (buffer, len(vec_ids))
         self._tindex.reload()
-        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id, self.meta("head") or None)
+        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, _by_id(topics), self.meta("head") or None)
         return self._snapshot
+
+    def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
+                 topics: dict[str, TopicRow], touched: list[str], events_changed: bool,
+                 vec_hash: dict[str, str]) -> Snapshot:
+        """`base` with one update applied (what a full load would give, without re-reading every
+        document): `gone` are the ids of the touched files' old documents, `new_docs` their new ones.
+
+        Vectors of new documents go into the spare rows after the base's matrix (the base only ever
+        sees its own rows); rows of gone documents are marked dead. When there is no spare room or
+        a quarter of the rows are dead, the live rows are copied into a new buffer.
+        """
+        docs = dict(base.docs)
+        speaker_count = dict(base.speaker_count or {})
+        dead_rows = []
+        for doc_id in gone:
+            doc = docs.pop(doc_id, None)
+            if doc is not None and (who := speaker_of(doc.text)):
+                who = who.lower()
+                speaker_count[who] -= 1
+                if not speaker_count[who]:
+                    del speaker_count[who]
+            if (row := base.row_of.get(doc_id)) is not None:
+                dead_rows.append(row)
+        for doc in new_docs:
+            docs[doc.doc_id] = _shared(doc, self._strings)
+            if who := speaker_of(doc.text):
+                speaker_count[who.lower()] = speaker_count.get(who.lower(), 0) + 1
+        gone_paths = set(touched)
+        new_topics = {p: t for p, t in base.topics.items() if p not in gone_paths}
+        new_topics.update(topics)
+        events = base.events
+        if events_changed:
+            events = [EventRow(*r) for r in self.db.execute("SELECT * FROM events ORDER BY at")]
+        cache = self.vectors()
+        wanted = [(d.doc_id, vec_hash[d.doc_id]) for d in new_docs if d.doc_id in vec_hash]
+        found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
+        added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
+        vec_ids: list[str | None] = list(base.vec_ids)
+        for row in dead_rows:
+            vec_ids[row] = None
+        dead = np.union1d(base.dead, np.array(dead_rows, dtype=np.int64)).astype(np.int64)
+        matrix = base.matrix
+        compacted = False
+        if added:
+            fresh = cache.matrix(np.array([r for _, r in added], dtype=np.int64))
+            used = matrix.shape[0]
+            buffer = matrix.base if isinstance(matrix.base, np.ndarray) else None
+            roomy = (buffer is not None and self._tail is not None and self._tail[0] is buffer
+                     and self._tail[1] == used and matrix.ctypes.data == buffer.ctypes.data
+                     and buffer.shape[1] == fresh.shape[1] == matrix.shape[1] and buffer.shape[0] >= used + len(added))
+            if roomy and len(dead) * 4 <= used + len(added):
+                buffer[used : used + len(added)] = fresh
+                matrix = buffer[: used + len(added)]
+                self._tail = (buffer, used + len(added))
+            else:
+                live = np.ones(used, dtype=bool)
+                live[dead] = False
+                keep = int(live.sum())
+                buffer = np.empty((_spare(keep + len(added)), fresh.shape[1]), dtype=np.float32)
+                if keep:
+                    np.compress(live, matrix, axis=0, out=buffer[:keep])
+                buffer[keep : keep + len(added)] = fresh
+                matrix = buffer[: keep + len(added)]
+                self._tail = (buffer, keep + len(added))
+                vec_ids = [d for d in vec_ids if d is not None]
+                dead = np.zeros(0, dtype=np.int64)
+                compacted = True
+            vec_ids += [doc_id for doc_id, _ in added]
+        if compacted:
+            row_of = {d: i for i, d in enumerate(vec_ids) if d is not None}
+        else:
+            row_of = dict(base.row_of)
+            for doc_id in gone:
+                row_of.pop(doc_id, None)
+            for i in range(len(base.vec_ids), len(vec_ids)):
+                row_of[vec_ids[i]] = i  # type: ignore[index]
+        return Snapshot(generation, docs, new_topics, events, vec_ids, matrix, _by_id(new_topics), self.meta("head") or None,
+                        row_of=row_of, dead=dead, speaker_count=speaker_count)
 
     def bm25(self, text: str, limit: int = 200, since: dt.datetime | None = None,
              until: dt.datetime | None = None) -> list[tuple[str, float]]:
@@ -462,15 +622,24 @@ class Index:
         if qvec is None or not snap.vec_ids:
             return []
         scores = snap.matrix @ qvec
-        k = min(limit, len(scores))
+        if len(snap.dead):
+            scores[snap.dead] = -np.inf
+        k = min(limit, snap.vectors)
+        if k <= 0:
+            return []
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(snap.vec_ids[i], float(scores[i])) for i in top]
+        # Ties at the cut and in the order go to the lower row, so the answer does not depend on
+        # how the matrix is laid out (a patched snapshot and a fresh load give the same list).
+        kth = scores[top].min()
+        above = np.flatnonzero(scores > kth)
+        top = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(snap.vec_ids[i], float(scores[i])) for i in top]  # type: ignore[misc]
 
     def status(self) -> dict:
         snap = self.snapshot()
         return {"generation": snap.generation, "head": snap.head, "topics": len(snap.topics),
-                "documents": len(snap.docs), "vectors": len(snap.vec_ids), "events": len(snap.events),
+                "documents": len(snap.docs), "vectors": snap.vectors, "events": len(snap.events),
                 "model": self.embedder.model_id if self.embedder else None, "fresh": self.is_fresh()}
 
 

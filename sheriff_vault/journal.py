@@ -1,11 +1,13 @@
-"""A sleep's intent, written before its first file: after a crash the next command either
-finishes it (the commit landed) or rolls it back (it did not), so the vault is never half-slept.
+"""A change's intent (a sleep, or a topic edit), written before its first file: after a crash or
+an error the vault is either given the whole change (its commit landed) or none of it (rolled
+back), so it is never half-slept or left with an uncommitted edit.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -14,23 +16,47 @@ from . import gitlog
 from .buffer import load_buffer, write_buffer
 from .fsutil import atomic_write, remove
 
-NAME = "sleep-journal.json"
-
-
 def sha1(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
 def path(vault: Any) -> Path:
-    return vault.cache / NAME
+    return vault.journal_path
 
 
-def begin(vault: Any, sleep_id: str, files: dict[str, bytes | None], compacted: list[str]) -> None:
-    """Record every file this sleep will write (with the hash of what it will write) before writing."""
-    record = {"sleep_id": sleep_id, "pid": os.getpid(), "started": time.time(), "head": gitlog.head(vault.root),
+KINDS = {"sleep": ("Sleep-Id", "a sleep"), "edit": ("Edit-Id", "a topic edit")}
+
+
+def trailer(kind: str, change_id: str) -> str:
+    """The commit-message line that says this change's commit landed."""
+    return f"{KINDS[kind][0]}: {change_id}"
+
+
+def begin(vault: Any, change_id: str, files: dict[str, bytes | None], compacted: list[str],
+          kind: str = "sleep") -> None:
+    """Record every file this change will write (with the hash of what it will write) before writing.
+    Its commit message must carry trailer(kind, change_id)."""
+    shutil.rmtree(backup_dir(vault), ignore_errors=True)
+    backups = []
+    for rel in files:
+        if (vault.root / rel).is_file():
+            keep(vault, rel, (vault.root / rel).read_bytes())
+            backups.append(rel)
+    record = {"id": change_id, "kind": kind, "pid": os.getpid(), "started": time.time(),
+              "head": gitlog.head(vault.root),
               "files": {rel: sha1(data) if data is not None else None for rel, data in files.items()},
-              "compacted": compacted, "phase": "writing"}
+              "backups": backups, "compacted": compacted, "phase": "writing"}
     atomic_write(path(vault), json.dumps(record, indent=1))
+
+
+def backup_dir(vault: Any) -> Path:
+    return vault.cache / "journal-backup"
+
+
+def keep(vault: Any, rel: str, data: bytes) -> None:
+    """Save what a file held before this change, so a rollback gives back exactly that, including
+    a person's edits not yet committed (restoring from git would lose them)."""
+    atomic_write(backup_dir(vault) / rel, data)
 
 
 def mark(vault: Any, phase: str, **extra: Any) -> None:
@@ -41,6 +67,7 @@ def mark(vault: Any, phase: str, **extra: Any) -> None:
 
 def end(vault: Any) -> None:
     remove(path(vault))
+    shutil.rmtree(backup_dir(vault), ignore_errors=True)
 
 
 def trim_buffer(vault: Any, compacted: list[str]) -> None:
@@ -49,10 +76,12 @@ def trim_buffer(vault: Any, compacted: list[str]) -> None:
     write_buffer(vault, [t for t in load_buffer(vault) if t.id not in gone])
 
 
-def recover(vault: Any) -> str | None:
-    """Finish or roll back a sleep that died; returns a one-line notice, or None if there was none.
+def recover(vault: Any, *, after_error: bool = False) -> str | None:
+    """Finish or roll back a change that died; returns a one-line notice, or None if there was none.
 
-    Call it holding the vault lock: then the journal's writer cannot still be running."""
+    Call it holding the vault lock: then the journal's writer cannot still be running. With
+    `after_error`, this process is the writer and its change just failed: its git children have
+    exited, so git's lock files are someone else's and stay."""
     p = path(vault)
     if not p.exists():
         return None
@@ -60,21 +89,41 @@ def recover(vault: Any) -> str | None:
         record = json.loads(p.read_text())
     except (OSError, ValueError):
         remove(p)
-        return "removed an unreadable sleep journal"
-    sleep_id = record["sleep_id"]
-    _clear_stale_git_lock(vault, p)
-    landed = [c for c in gitlog.log(vault.root, limit=20) if f"Sleep-Id: {sleep_id}" in c.body]
+        return "removed an unreadable change journal"
+    kind = record.get("kind", "sleep") if record.get("kind") in KINDS else "sleep"
+    change_id = record.get("id") or record.get("sleep_id", "")
+    what = KINDS[kind][1]
+    if not after_error:
+        _clear_stale_git_lock(vault, p)
+    interrupted = "stopped by an error" if after_error else "interrupted"
+    landed = [c for c in gitlog.log(vault.root, limit=20) if trailer(kind, change_id) in c.body]
     if landed:
-        trim_buffer(vault, record.get("compacted", []))
+        if record.get("compacted"):
+            trim_buffer(vault, record["compacted"])
         end(vault)
-        return f"finished a sleep that was interrupted after its commit ({landed[0].sha[:8]})"
-    restored = _roll_back(vault, record["files"])
+        return f"finished {what} that was {interrupted} after its commit ({landed[0].sha[:8]})"
+    restored = _roll_back(vault, record["files"], set(record.get("backups", [])))
     end(vault)
-    return (f"rolled back a sleep that was interrupted before its commit ({restored} file(s) restored); "
-            f"its turns are still in the buffer")
+    still = "; its turns are still in the buffer" if kind == "sleep" else ""
+    return f"rolled back {what} that was {interrupted} before its commit ({restored} file(s) restored){still}"
 
 
-def _roll_back(vault: Any, files: dict[str, str | None]) -> int:
+def undo_after_error(vault: Any, exc: BaseException) -> None:
+    """This process's change failed: roll it back now and say so on the exception; if even that
+    fails, the journal stays and the next command tries again."""
+    if not path(vault).exists():
+        return
+    try:
+        notice = recover(vault, after_error=True)
+    except Exception as again:
+        notice = f"could not roll back the unfinished change yet ({again}); the next vault command will"
+    if notice:
+        exc.add_note(notice)
+
+
+def _roll_back(vault: Any, files: dict[str, str | None], backups: set[str]) -> int:
+    """Put back what each file held before the change, for the files that still hold what the
+    change wrote (a file a person has changed since is theirs and stays)."""
     root = vault.root
     ours = []
     for rel, written in files.items():
@@ -90,20 +139,31 @@ def _roll_back(vault: Any, files: dict[str, str | None]) -> int:
     unstage = [r for r in ours if r in staged]
     if unstage:
         gitlog.unstage(root, unstage)
-    tracked = [r for r in ours if gitlog.show_file(root, "HEAD", r) is not None]
+    saved = {r for r in ours if r in backups and (backup_dir(vault) / r).is_file()}
+    tracked = [r for r in ours if r not in saved and gitlog.show_file(root, "HEAD", r) is not None]
     if tracked:
         gitlog.restore(root, tracked)
     for rel in ours:
-        if rel not in tracked:
+        if rel in saved:
+            atomic_write(root / rel, (backup_dir(vault) / rel).read_bytes())
+        elif rel not in tracked:
             remove(root / rel)
     return len(ours)
 
 
 def _clear_stale_git_lock(vault: Any, journal_path: Path) -> None:
-    """A sleep killed inside `git commit` leaves .git/index.lock behind; it is ours if newer than the journal."""
-    lock = vault.root / ".git" / "index.lock"
-    try:
-        if lock.stat().st_mtime >= journal_path.stat().st_mtime - 1:
-            lock.unlink()
-    except FileNotFoundError:
-        pass
+    """A sleep killed inside `git commit` leaves git's lock files behind (index.lock, and the branch's
+    ref lock, which otherwise fails every later commit); one newer than the journal is ours. A git
+    child that outlived the killed sleep gets two seconds to finish before its lock is taken."""
+    git_dir = vault.root / ".git"
+    since = journal_path.stat().st_mtime - 1
+    deadline = time.monotonic() + 2.0
+    for lock in [git_dir / "index.lock", git_dir / "HEAD.lock", *sorted((git_dir / "refs" / "heads").rglob("*.lock"))]:
+        try:
+            if lock.stat().st_mtime < since:
+                continue
+        except FileNotFoundError:
+            continue
+        while lock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        lock.unlink(missing_ok=True)

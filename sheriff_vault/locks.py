@@ -9,11 +9,17 @@ import fcntl
 import json
 import os
 import random
+import threading
 import time
 from pathlib import Path
 from typing import IO, Callable
 
 from .errors import LockTimeout
+
+# (lock file, thread) -> the FileLock holding it. A flock is per open file, so a second FileLock on
+# the same path in the same thread (Index.open rebuilding a half-written index inside refresh)
+# would wait for itself until the timeout; it re-enters instead. Other threads still wait.
+_OWNERS: dict[tuple[str, int], "FileLock"] = {}
 
 
 class FileLock:
@@ -24,9 +30,17 @@ class FileLock:
         self.what = what
         self.timeout = timeout
         self._fh: IO[str] | None = None
+        self._outer: FileLock | None = None
         self.previous: dict | None = None
 
+    def _key(self) -> tuple[str, int]:
+        return os.path.abspath(self.path), threading.get_ident()
+
     def acquire(self, on_wait: Callable[[dict | None], None] | None = None) -> "FileLock":
+        outer = _OWNERS.get(self._key())
+        if outer is not None and outer._fh is not None:
+            self._outer = outer
+            return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+", encoding="utf-8")
         deadline = time.monotonic() + self.timeout
@@ -57,11 +71,17 @@ class FileLock:
         fh.write(json.dumps({"pid": os.getpid(), "cmd": _cmdline(), "since": time.time()}))
         fh.flush()
         self._fh = fh
+        _OWNERS[self._key()] = self
         return self
 
     def release(self) -> None:
+        if self._outer is not None:
+            self._outer = None
+            return
         if self._fh is None:
             return
+        if _OWNERS.get(self._key()) is self:
+            del _OWNERS[self._key()]
         try:
             self._fh.seek(0)
             self._fh.truncate()
@@ -73,7 +93,7 @@ class FileLock:
 
     @property
     def held(self) -> bool:
-        return self._fh is not None
+        return self._fh is not None or self._outer is not None
 
     def __enter__(self) -> "FileLock":
         return self.acquire() if not self.held else self

@@ -230,7 +230,8 @@ def recall(vault: Any, query: str, *, index: Index | None = None, tail: str = ""
     own_index = index is None
     index = index or Index(vault)
     warnings: list[str] = []
-    index.log = warnings.append if own_index else index.log
+    if own_index:  # the CLI prints these once each, with its own "warning: "
+        index.log = lambda msg: warnings.append(msg.removeprefix("warning: "))
     try:
         index.open()
         if refresh:
@@ -252,7 +253,7 @@ def recall(vault: Any, query: str, *, index: Index | None = None, tail: str = ""
         if window:
             bm += index.bm25(search_text, 100, window.start, window.end)
         dense = index.dense(qvec, 200)
-        if index.embedding_warning:
+        if index.embedding_warning and index.embedding_warning not in warnings:
             warnings.append(index.embedding_warning)
         ranker = _Ranker(snap, cfg, now, window, qvec, query)
         ranker.add_hits(bm, dense)
@@ -292,7 +293,7 @@ def recall(vault: Any, query: str, *, index: Index | None = None, tail: str = ""
             t.signals["selected"] = True
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
-        return RecallResult(query, mode, triggers, window, now, chosen, order, skills, warnings,
+        return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
                             scored[: max(limit * 3, 30)] if explain else [], tz)
     finally:
         if own_index:

@@ -5,7 +5,9 @@ only the tools its manifest names.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -134,16 +136,32 @@ def run(vault: Any, skill_id: str, args: dict, *, repo: Path | None = None, time
     timeout = timeout or vault.config.skills.timeout_seconds
     request = {"skill_dir": str(skill.path), "vault": str(vault.root), "args": args, "tools": skill.requires_tools,
                "repo": str(repo or vault.config_repo())}
+    # Its own session, so a timeout stops every process the skill started, not just the first.
+    proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault.skillrun"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        proc = subprocess.run([sys.executable, "-m", "sheriff_vault.skillrun"], input=json.dumps(request),
-                              capture_output=True, text=True, timeout=timeout)
+        stdout, stderr = proc.communicate(json.dumps(request), timeout=timeout)
     except subprocess.TimeoutExpired:
+        _kill_group(proc)
         raise SkillError(f"skill {skill_id} ran longer than {timeout:.0f}s and was stopped",
                          hint="raise skills.timeout_seconds in vault.yaml if it needs longer") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    _kill_group(proc)  # a process the skill left running in the background goes with it
     if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        tail = (stderr.strip().splitlines() or ["no output"])[-1]
         raise SkillError(f"skill {skill_id} failed: {tail}", path=skill.path)
     try:
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        return json.loads(stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
         raise SkillError(f"skill {skill_id} did not print a JSON result", path=skill.path) from None
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if proc.returncode is None:
+        proc.communicate()

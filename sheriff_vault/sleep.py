@@ -108,6 +108,9 @@ def sleep(vault: Any, turns: list[Turn] | None = None, *, now: dt.datetime | Non
         index = index or Index(vault)
         try:
             return _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
+        except BaseException as exc:
+            journal.undo_after_error(vault, exc)  # nothing half-written stays in the working tree
+            raise
         finally:
             if own_index:
                 index.close()
@@ -385,6 +388,7 @@ def _write(vault: Any, files: dict[str, bytes | None], changes: dict[str, Change
                 for dst_id, kind, weight in change.edge_ops:
                     fresh.link(dst_id, kind, weight)
                 data = fresh.render().encode()
+                journal.keep(vault, rel, on_disk)
                 journal.mark(vault, "writing", **{"merged": rel})
                 _update_journal_hash(vault, rel, data)
                 merged.append(rel)

@@ -84,6 +84,8 @@ class Toolbox:
             return {"error": f"bad arguments for {name}: {exc}"}
         except VaultError as exc:
             return {"error": str(exc)}
+        except OSError as exc:  # EACCES, EISDIR, ENAMETOOLONG...: the model can fix its call, so tell it
+            return {"error": f"{name} failed: {exc.strerror or exc}"}
 
     # -- memory ----------------------------------------------------------------------------
     def topics_search(self, query: str, k: int | None = None, since: str | None = None, until: str | None = None,
@@ -137,7 +139,12 @@ class Toolbox:
         raw = Path(str(path))
         if raw.is_absolute() or ".." in raw.parts or not str(path).strip():
             raise ToolError(f"path {path!r} must be relative to the repository, without ..")
-        target = (self.repo / raw).resolve()
+        if "\0" in str(path):
+            raise ToolError("a path cannot contain a NUL byte")
+        try:
+            target = (self.repo / raw).resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop; a name too long for the file system
+            raise ToolError(f"path {str(path)[:200]!r} cannot be resolved: {exc}"[:400]) from None
         if target != self.repo and self.repo not in target.parents:
             raise ToolError(f"path {path!r} leads outside the repository (through a symlink)")
         if ".git" in target.relative_to(self.repo).parts:

@@ -54,6 +54,11 @@ class Vault:
     def buffer_path(self) -> Path:
         return self.cache / "buffer.jsonl"
 
+    @property
+    def journal_path(self) -> Path:
+        """Where a sleep or topic edit records its intent before writing (see journal.py)."""
+        return self.cache / "journal.json"
+
     def path(self, *parts: str) -> Path:
         return self.root.joinpath(*parts)
 

@@ -94,14 +94,35 @@ class VectorCache:
         self._mm = None
         return start
 
-    def matrix(self, rows: np.ndarray) -> np.ndarray:
-        """A dense (len(rows), dim) copy of the given rows."""
+    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A dense (len(rows), dim) copy of the given rows (written into `out` when given).
+
+        Reads the file in order, in blocks of at most 1 MB spanning only wanted rows, instead of
+        mapping it: mapped pages count in the process's resident memory while they are touched,
+        which at 10k topics put 90 MB more on a daemon's peak memory than the copy itself.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if out is None:
+            out = np.empty((len(rows), self.dim), dtype=np.float32)
         if len(rows) == 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        n = self._rows_on_disk()
-        if self._mm is None or self._mm.shape[0] != n:
-            self._mm = np.memmap(self.data_path, dtype=np.float32, mode="r", shape=(n, self.dim))
-        return np.array(self._mm[rows], dtype=np.float32)
+            return out
+        order = np.argsort(rows, kind="stable")
+        wanted = rows[order]
+        block = max(1, (1 << 20) // self.row_bytes)
+        with open(self.data_path, "rb") as fh:
+            i = 0
+            while i < len(wanted):
+                first = int(wanted[i])
+                j = int(np.searchsorted(wanted, first + block, side="left"))
+                last = int(wanted[j - 1])
+                fh.seek(first * self.row_bytes)
+                count = (last - first + 1) * self.dim
+                data = np.fromfile(fh, dtype=np.float32, count=count)
+                if data.size != count:
+                    raise ValueError(f"{self.data_path} is shorter than row {last}")
+                out[order[i:j]] = data.reshape(-1, self.dim)[wanted[i:j] - first]
+                i = j
+        return out
 
     def close(self) -> None:
         self._mm = None

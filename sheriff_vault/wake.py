@@ -75,7 +75,7 @@ def wake(vault: Any, message: str = "", *, now: dt.datetime | None = None, budge
     minutes = round((now - slept_at).total_seconds() / 60, 1) if slept_at else None
     progress = packet.get("in_progress") or {"status": "idle", "resume_hint": "", "topic_id": None}
     decision = _decide(progress, minutes, vault.config.wake.fresh_minutes, bool(packet))
-    buffered = [t.to_json() for t in load_buffer(vault) if t.at is None or t.at <= now]
+    buffered = [_shown(t) for t in load_buffer(vault) if t.at is None or t.at <= now]
     tail = buffered or list(packet.get("conversation_tail") or [])
     hints = [h for h in packet.get("active_subject_hints") or [] if h]
     query = " ".join(p for p in (message, progress.get("resume_hint", ""), " ".join(hints[:3])) if p).strip()
@@ -89,6 +89,17 @@ def wake(vault: Any, message: str = "", *, now: dt.datetime | None = None, budge
     bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget)
     return WakeResult(slept_at, minutes, decision, progress, tail, recalled["json"] if recalled else None, skills,
                       bundle, vault.rel(found[0]) if found else None)
+
+
+def _shown(turn: Any) -> dict:
+    """A buffered turn as wake shows it: one that sleep would quarantine is held back here too,
+    or the unslept tail would carry injected text straight into the next prompt."""
+    from .guard import scan
+
+    data = turn.to_json()
+    if hits := scan(turn.content):
+        data["content"] = f"[held back: {hits[0].kind}; `vault sleep` moves it to quarantine/ for review]"
+    return data
 
 
 def _decide(progress: dict, minutes: float | None, fresh: float, has_packet: bool) -> str:

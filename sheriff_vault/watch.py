@@ -45,7 +45,9 @@ class Daemon:
         self.pending: set[str] = set()
         self.full_scan = True
         self.last_event = 0.0
+        self._index_inode: int | None = None
         self.stopping = threading.Event()
+        self.warm = threading.Event()
         self.batches = 0
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
@@ -81,13 +83,11 @@ class Daemon:
             paths, full = self.pending, self.full_scan
             self.pending, self.full_scan = set(), False
         with self.work:
-            if not (self.index.folder / "state.db").exists():
-                self.log.warning("index folder was deleted; rebuilding it")
-                self.index.close()
-                full = True
+            full = self._reopen_if_replaced() or full
             if not paths and not full:
                 return None
             stats = self.index.refresh(None if full else sorted(paths))
+            self._index_inode = self._index_file()
         self.batches += 1
         for w in stats.warnings:
             self.log.warning(w)
@@ -96,7 +96,39 @@ class Daemon:
                           stats.seconds)
         return stats
 
+    def _index_file(self) -> int | None:
+        try:
+            return (self.index.folder / "state.db").stat().st_ino
+        except FileNotFoundError:
+            return None
+
+    def _reopen_if_replaced(self) -> bool:
+        """The index folder deleted (rm -rf .vault/index) or rebuilt by another process under us: the
+        files we hold open are then gone from disk, so close them; the caller refreshes everything.
+        Call holding `work`."""
+        if self._index_inode is None or self._index_file() == self._index_inode:
+            return False
+        self.log.warning("index folder was deleted or replaced; rebuilding it")
+        self.index.close()
+        self._index_inode = None
+        return True
+
+    def _warm_up(self) -> None:
+        """Catch up with the files and load the model, after the socket already answers: a big
+        vault's first catch-up takes minutes, and `vault watch` should not wait for it."""
+        try:
+            self.flush()
+        except Exception:
+            self.log.error("indexing failed:\n%s", traceback.format_exc())
+        if self.index.embedder is not None:
+            try:
+                self.index.embedder.load()
+            except VaultError as exc:
+                self.log.warning("%s", exc)
+        self.warm.set()
+
     def _worker(self) -> None:
+        self._warm_up()
         last_scan = time.monotonic()
         while not self.stopping.is_set():
             with self.cond:
@@ -130,14 +162,19 @@ class Daemon:
         if op == "ping":
             return {"pid": os.getpid()}
         if op == "status":
+            with self.work:
+                if self._reopen_if_replaced():
+                    with self.cond:
+                        self.full_scan = True
+                        self.cond.notify_all()
+                status = self.index.status()
+                self._index_inode = self._index_file()
             with self.cond:
                 pending = len(self.pending) + (1 if self.full_scan else 0)
-            with self.work:
-                status = self.index.status()
             return status | {"pid": os.getpid(), "uptime": round(time.time() - self.started, 1),
                              "batches": self.batches, "model_loaded": bool(self.index.embedder and
                                                                              self.index.embedder.loaded),
-                             "socket": str(self.socket_path), "pending": pending}
+                             "socket": str(self.socket_path), "pending": pending, "warming_up": not self.warm.is_set()}
         if op == "recall":
             from .recall import recall
             from .timewin import parse_instant
@@ -174,6 +211,11 @@ class Daemon:
 
     def run(self) -> None:
         """Run in the foreground until SIGTERM/SIGINT or a `stop` request."""
+        # One torch thread, set before the model (and torch) loads; the environment can override.
+        # The daemon embeds one short query at a time, where a second thread gains little, and on
+        # a busy 2-core machine two spinning OpenMP threads turn a ~10 ms query embedding into
+        # 40-500 ms (see benchmarks/RESULTS.md, "Recall speed and memory").
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
         from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
                                      FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
                                      FileSystemEventHandler)
@@ -203,22 +245,15 @@ class Daemon:
         observer.start()
         self.server = _Server(str(self.socket_path), _RequestHandler)
         self.server.daemon_obj = self
-        worker = threading.Thread(target=self._worker, name="indexer", daemon=True)
-        worker.start()
         signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         try:
-            self.flush()
-            if self.index.embedder is not None:
-                try:
-                    self.index.embedder.load()
-                except VaultError as exc:
-                    self.log.warning("%s", exc)
             state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
                      "vault": str(self.vault.root)}
             atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
             atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
             self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
+            threading.Thread(target=self._worker, name="indexer", daemon=True).start()
             self.server.serve_forever(poll_interval=0.2)
         finally:
             self.stopping.set()
@@ -273,10 +308,14 @@ def start_background(vault: Any, timeout: float = 60.0) -> dict:
     if (running := status(vault)) is not None:
         return running | {"already": True}
     vault.logs.mkdir(parents=True, exist_ok=True)
+    # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
+    # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
+    # median latency (see Daemon.run and benchmarks/RESULTS.md). The environment can override.
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"} | dict(os.environ)
     with open(vault.logs / "daemon.out", "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault",
                                  str(vault.root)], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                start_new_session=True, cwd=vault.root)
+                                start_new_session=True, cwd=vault.root, env=env)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -96,8 +96,11 @@ def test_note_appends_with_continuing_ids(lexical, run):
     out = run("note", "assistant", "third", "--id", "custom-1", "--json", "--vault", lexical.root)
     assert json.loads(out.stdout)[0]["id"] == "custom-1"
     assert [t.id for t in load_buffer(lexical)] == ["t1", "t2", "custom-1"]
-    again = run("note", "assistant", "third again", "--id", "custom-1", "--vault", lexical.root)
+    again = run("note", "assistant", "third", "--id", "custom-1", "--vault", lexical.root)
     assert "already in the buffer" in again.stdout
+    other = run("note", "assistant", "third again", "--id", "custom-1", "--vault", lexical.root)
+    assert other.stdout == "noted t3 (id custom-1 belongs to another turn in the buffer)\n"
+    assert [t.content for t in load_buffer(lexical)] == ["first", "second", "third", "third again"]
 
 
 def test_a_5mb_turn_is_refused_and_a_big_one_is_slept(lexical, run, tmp_path):

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import NOW, git
+from conftest import NOW, commit_count, git
 
 from sheriff_vault.errors import AmbiguousTopic, TopicFormatError, TopicNotFound
 from sheriff_vault.items import Citation, Item, parse_item
@@ -226,3 +227,39 @@ def test_one_bad_file_never_stops_listing(vault, invoke):
     assert result.exit_code == 0
     assert "garden" in result.stdout
     assert "topics/broken.md" in result.stderr and "topics/picture.png" in result.stderr
+
+
+def _editor(tmp_path: Path, script: str) -> dict:
+    """$EDITOR as a person's editor would act: a real program that rewrites the file it is given."""
+    path = tmp_path / "editor.py"
+    path.write_text("import sys\nfrom pathlib import Path\np = Path(sys.argv[1])\n" + script)
+    return {"EDITOR": f"{sys.executable} {path}"}
+
+
+def test_topic_edit_opens_the_editor_and_commits_the_change(vault, run, tmp_path: Path):
+    assert run("topic", "new", "Garden", "--fact", "Tomatoes go in in May", "--vault", vault.root).returncode == 0
+    before = commit_count(vault.root)
+    env = _editor(tmp_path, "p.write_text(p.read_text() + '- 2026-02-20 — Basil next to the tomatoes\\n')\n")
+    out = run("topic", "edit", "garden", "--vault", vault.root, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "saved topics/garden.md (commit " in out.stdout
+    assert commit_count(vault.root) == before + 1
+    assert "+- 2026-02-20 — Basil next to the tomatoes" in git(vault.root, "show", "HEAD", "--", "topics/garden.md")
+    assert git(vault.root, "log", "-1", "--format=%s").strip() == "edit: Garden"
+    assert not git(vault.root, "status", "--porcelain").strip()
+
+
+def test_topic_edit_that_changes_nothing_makes_no_commit(vault, run, tmp_path: Path):
+    assert run("topic", "new", "Garden", "--vault", vault.root).returncode == 0
+    before = commit_count(vault.root)
+    out = run("topic", "edit", "Garden", "--vault", vault.root, env=_editor(tmp_path, "p.read_text()\n"))
+    assert out.returncode == 0 and "(no change)" in out.stdout
+    assert commit_count(vault.root) == before
+
+
+def test_topic_edit_warns_about_a_broken_file_and_keeps_it(vault, run, tmp_path: Path):
+    assert run("topic", "new", "Garden", "--vault", vault.root).returncode == 0
+    env = _editor(tmp_path, "p.write_text(p.read_text().replace('name: Garden', 'name: [Garden', 1))\n")
+    out = run("topic", "edit", "garden", "--vault", vault.root, env=env)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "topics/garden.md:" in out.stderr and "name: [Garden" in (vault.root / "topics" / "garden.md").read_text()

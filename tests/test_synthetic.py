@@ -1,0 +1,137 @@
+"""The benchmarks' synthetic vault stays valid: doctor passes, the index reads every topic and fact,
+and an index kept open across edits (as the daemon keeps it) answers like one loaded fresh.
+
+No model: embeddings are off in the generated vault, and the patch test uses a tiny hashed embedder.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.synthetic import NOW, generate  # noqa: E402
+from sheriff_vault.doctor import check_vault  # noqa: E402
+from sheriff_vault.index import Index  # noqa: E402
+from sheriff_vault.recall import recall  # noqa: E402
+from sheriff_vault.topics import Topic  # noqa: E402
+from sheriff_vault.vault import Vault  # noqa: E402
+
+
+class HashEmbedder:
+    """Deterministic unit vectors from hashed words: same text, same vector."""
+
+    model_id, dim, loaded = "hash@1", 32, True
+
+    def load(self):
+        return self
+
+    def key(self, text: str) -> str:
+        return hashlib.blake2b(f"{self.model_id}\0{text}".encode(), digest_size=12).hexdigest()
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+            out[i] /= np.linalg.norm(out[i]) or 1.0
+        return out
+
+
+@pytest.fixture(scope="module")
+def syn(tmp_path_factory):
+    return generate(tmp_path_factory.mktemp("syn") / "vault", 120, seed=3, embedding=False)
+
+
+def test_generator_is_deterministic(tmp_path, syn):
+    again = generate(tmp_path / "again", 120, seed=3, embedding=False, git=False)
+    assert [(t.name, t.topic_id, [f.text for f in t.facts]) for t in again.topics] == \
+        [(t.name, t.topic_id, [f.text for f in t.facts]) for t in syn.topics]
+    assert again.queries(20) == syn.queries(20)
+    one = (syn.root / "topics" / f"{syn.topics[0].slug}.md").read_text()
+    assert one == (again.root / "topics" / f"{again.topics[0].slug}.md").read_text()
+
+
+def test_vault_passes_doctor_and_has_the_promised_shape(syn, invoke):
+    report = check_vault(Vault(syn.root))
+    assert report.ok, [str(p) for p in report.problems[:5]]
+    assert report.checked["topics"] == 120
+    assert invoke("doctor", "--vault", syn.root).exit_code == 0
+    counts = [len(t.facts) for t in syn.topics]
+    assert min(counts) >= 3 and max(counts) <= 7
+    assert any(t.evergreen for t in syn.topics) and any(t.related for t in syn.topics)
+    assert any(t.aliases for t in syn.topics)
+    days = sorted(f.at for t in syn.topics for f in t.facts)
+    assert (NOW - days[0]).days > 300 and days[-1] <= NOW
+    assert len({t.kind for t in syn.topics}) >= 8
+    for t in syn.topics[:20]:  # the product's own parser reads every generated file back
+        parsed = Topic.load(syn.root / "topics" / f"{t.slug}.md")
+        assert parsed.name == t.name and parsed.id == t.topic_id and len(parsed.facts) == len(t.facts)
+        assert all(item.citations for item in parsed.facts)
+
+
+def test_index_reads_every_topic_and_fact_and_recall_finds_them(syn):
+    vault = Vault(syn.root)
+    index = Index(vault)
+    try:
+        stats = index.rebuild()
+        assert not stats.warnings
+        snap = index.snapshot()
+        assert len(snap.topics) == 120
+        assert sum(d.kind == "fact" for d in snap.docs.values()) == syn.facts
+        target = syn.topics[7]
+        result = recall(vault, f"what do we know about {target.name}?", index=index, now=NOW, refresh=False)
+        assert target.slug in [Path(t.path).stem for t in result.topics]
+        assert all(recall(vault, q, index=index, now=NOW, refresh=False) for q in syn.queries(30))
+    finally:
+        index.close()
+
+
+def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
+    """Index._patched: the snapshot updated in memory after each save equals a full reload."""
+    syn = generate(tmp_path / "v", 40, seed=5, embedding=False, git=False)
+    vault, emb = Vault(syn.root), HashEmbedder()
+    live = Index(vault, emb)
+    live.rebuild()
+    live.snapshot()
+    rng = random.Random(2)
+    cite = f"[t1](../{syn.sessions[0].rel})"
+    paths = sorted((syn.root / "topics").glob("*.md"))
+    try:
+        for step in range(120):
+            op = rng.choice(["edit", "edit", "new", "delete", "same"])
+            path = rng.choice(paths)
+            if op == "edit" and path.exists():
+                path.write_text(path.read_text() + f"- 2026-02-1{step % 10} — Extra fact {step} about the cake. {cite}\n")
+            elif op == "new":
+                path = syn.root / "topics" / f"new-{step}.md"
+                path.write_text(f"---\nid: 00000000-0000-4000-8000-{step:012d}\nname: New {step}\n---\n\n## Facts\n\n"
+                                f"- 2026-01-01 — Caroline (to Mel): cake for party {step}. {cite}\n")
+                paths.append(path)
+            elif op == "delete" and path.exists():
+                path.unlink()
+            elif op == "same" and path.exists():
+                path.write_text(path.read_text())
+            if live.refresh([str(path)]).changed:
+                assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
+            a = live.snapshot()
+            fresh = Index(vault, emb)
+            try:
+                b = fresh.snapshot()
+                assert (a.generation, list(a.docs), list(a.topics), a.events, a.by_id, a.speakers) == \
+                    (b.generation, list(b.docs), list(b.topics), b.events, b.by_id, b.speakers)
+                assert all(a.docs[k] == b.docs[k] for k in a.docs) and a.topics == b.topics
+                assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)
+                assert all(np.array_equal(a.matrix[a.row_of[d]], b.matrix[b.row_of[d]]) for d in b.vec_ids)
+                for q in ("cake party", "the kitchen", "flights booked"):
+                    qv = emb.encode([q])[0]
+                    assert live.dense(qv, 25) == fresh.dense(qv, 25)
+            finally:
+                fresh.close()
+    finally:
+        live.close()
