@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -26,7 +27,7 @@ from .docs import (DOC_COLUMNS, searchable, speaker_of, TOPIC_FIELDS, Doc, Event
 from .embed import Embedder, EmbeddingUnavailable
 from .errors import VaultError
 from .locks import FileLock
-from .text import STOPWORDS
+from .text import STOPWORDS, norm
 from .topics import Topic
 from .vectors import VectorCache
 
@@ -93,6 +94,83 @@ class Snapshot:
         path = self.by_id.get(ref)
         return self.topics.get(path) if path else None
 
+    # Lookups recall needs on every query, built once per snapshot (a patched one builds its own),
+    # so a query's cost does not grow with every document and topic in the vault.
+    @cached_property
+    def docs_of_topic(self) -> dict[str, list[Doc]]:
+        out: dict[str, list[Doc]] = {}
+        for doc in self.docs.values():
+            out.setdefault(doc.topic_path, []).append(doc)
+        return out
+
+    @cached_property
+    def names_of_topic(self) -> dict[str, list[str]]:
+        """Topic path -> its name and aliases, normalised (text.norm)."""
+        return {path: [norm(n) for n in (t.name, *t.aliases)] for path, t in self.topics.items()}
+
+    @cached_property
+    def names(self) -> dict[str, set[str]]:
+        """Normalised topic name or alias (3+ characters) -> the paths of the topics it names."""
+        out: dict[str, set[str]] = {}
+        for path, names in self.names_of_topic.items():
+            for n in names:
+                if len(n) >= 3:
+                    out.setdefault(n, set()).add(path)
+        return out
+
+    @cached_property
+    def longest_name(self) -> int:
+        return max((n.count(" ") + 1 for n in self.names), default=0)
+
+    @cached_property
+    def times(self) -> "TimeTable":
+        return TimeTable.of(self)
+
+
+@dataclass
+class TimeTable:
+    """Every topic's times as arrays of epoch seconds (last seen, its dated items' windows, its
+    events), so "which topics fall in this window" is a few vector comparisons per query."""
+
+    paths: list[str]
+    last_seen: np.ndarray
+    item_topic: np.ndarray
+    item_start: np.ndarray
+    item_end: np.ndarray
+    event_topic: np.ndarray
+    event_at: np.ndarray
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> "TimeTable":
+        from .timewin import parse_instant
+
+        def epoch(text: str) -> float:
+            try:
+                return parse_instant(text).timestamp()
+            except Exception:
+                return np.nan
+
+        paths = sorted(snap.topics)
+        index = {p: i for i, p in enumerate(paths)}
+        last = [t.last_seen_at.timestamp() if t.last_seen_at else np.nan for t in (snap.topics[p] for p in paths)]
+        items = [(i, epoch(a), epoch(b)) for i, p in enumerate(paths) for a, b in snap.topics[p].item_windows]
+        events = [(index[e.topic_path], epoch(e.at)) for e in snap.events if e.topic_path in index]
+        items_arr = np.array(items, dtype=np.float64).reshape(-1, 3)
+        events_arr = np.array(events, dtype=np.float64).reshape(-1, 2)
+        return cls(paths, np.array(last, dtype=np.float64), items_arr[:, 0].astype(np.int64), items_arr[:, 1],
+                   items_arr[:, 2], events_arr[:, 0].astype(np.int64), events_arr[:, 1])
+
+    def topics_in(self, start: dt.datetime | None, end: dt.datetime | None) -> set[str]:
+        """Topics last seen in [start, end), with a dated item overlapping it, or an event in it."""
+        s = start.timestamp() if start else -np.inf
+        e = end.timestamp() if end else np.inf
+        hit = np.zeros(len(self.paths), dtype=bool)
+        with np.errstate(invalid="ignore"):
+            hit |= (self.last_seen >= s) & (self.last_seen < e)
+            hit[self.item_topic[(self.item_start < e) & (self.item_end > s)]] = True
+            hit[self.event_topic[(self.event_at >= s) & (self.event_at < e)]] = True
+        return {self.paths[i] for i in np.flatnonzero(hit)}
+
 
 def _by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
     by_id: dict[str, str] = {}
@@ -103,15 +181,17 @@ def _by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
 
 
 def _shared(doc: Doc, strings: dict[str, str]) -> Doc:
-    """The doc with its often-repeated strings (its file, kind, date, topic names, cited
-    conversation) replaced by one shared copy: a topic's docs and a conversation's facts repeat
-    them, and at 10k topics the copies cost tens of MB of a daemon's memory."""
+    """The doc with its often-repeated strings (its file, kind, date, topic names) replaced by one
+    shared copy: a topic's docs repeat them, and at 10k topics the copies cost tens of MB of a
+    daemon's memory."""
     one = strings.setdefault
     doc.kind, doc.path, doc.date = one(doc.kind, doc.kind), one(doc.path, doc.path), one(doc.date, doc.date)
     doc.topic_path, doc.topic_text = one(doc.topic_path, doc.topic_path), one(doc.topic_text, doc.topic_text)
-    for cite in doc.cites:
-        if isinstance(cite, dict) and isinstance(cite.get("file"), str):
-            cite["file"] = one(cite["file"], cite["file"])
+    # Kept as JSON text, as a load from the database gives (see Doc); mentions are mostly "[]".
+    if not isinstance(doc.cites, str):
+        doc.cites = json.dumps(doc.cites)
+    mentions = doc.mentions if isinstance(doc.mentions, str) else json.dumps(doc.mentions)
+    doc.mentions = one(mentions, mentions)
     return doc
 
 
@@ -245,7 +325,7 @@ class Index:
             return None
         if self._vectors is None:
             try:
-                dim = self.embedder.dim
+                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id) or self.embedder.dim
             except EmbeddingUnavailable as exc:
                 if self.embedding_warning is None:
                     self.embedding_warning = str(exc)

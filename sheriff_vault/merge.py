@@ -17,15 +17,10 @@ import numpy as np
 from .extract import Candidate, Unit
 from .index import Snapshot
 from .items import Citation, Item, format_item_date
-from .text import content_words, rarity, truncate
+from .text import content_words, norm, rarity, truncate
 from .topics import Topic, parse_time
 
-_NORM = re.compile(r"[^\w]+")
 BIG_TOPIC = 25  # past this many items a topic must be a clearer match to grow (no catch-all topics)
-
-
-def norm(text: str) -> str:
-    return _NORM.sub(" ", text.lower()).strip()
 
 
 @dataclass

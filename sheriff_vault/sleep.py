@@ -23,8 +23,8 @@ from .errors import VaultError
 from .extract import Candidate, Extraction, extract
 from .guard import scan
 from .index import Index
-from .merge import Change, Target, apply, candidate_names, effective_utility, link, match, norm, targets_from
-from .text import truncate
+from .merge import Change, Target, apply, candidate_names, effective_utility, link, match, targets_from
+from .text import norm, truncate
 from .topics import Topic, iso
 from .wake import PACKET_SCHEMA
 

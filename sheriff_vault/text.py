@@ -39,6 +39,14 @@ _PROPER = re.compile(r"\b(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}[a-z]?)(?:\s+(?
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
 
 
+_NORM = re.compile(r"[^\w]+")
+
+
+def norm(text: str) -> str:
+    """Lowercase words joined by single spaces: how names and aliases are compared."""
+    return _NORM.sub(" ", text.lower()).strip()
+
+
 def strip_code(text: str) -> str:
     return _CODE_FENCE.sub(" ", text)
 

@@ -30,6 +30,20 @@ class VectorCache:
         self.db.commit()
         self._mm: np.ndarray | None = None
 
+    @staticmethod
+    def known_dim(folder: Path, model_id: str) -> int | None:
+        """The vector size this cache already holds for `model_id`, read without loading the
+        model (which takes seconds): reading cached vectors must not need it."""
+        path = Path(folder) / "vectors.db"
+        if not path.exists():
+            return None
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+                meta = dict(db.execute("SELECT key, value FROM meta"))
+        except sqlite3.Error:
+            return None
+        return int(meta["dim"]) if meta.get("model_id") == model_id and meta.get("dim", "").isdigit() else None
+
     def _reset(self) -> None:
         self.db.execute("DELETE FROM vec")
         self.db.execute("DELETE FROM meta")

@@ -5,23 +5,37 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .topics import iso, parse_time
 
 PACKET_SCHEMA = 1
 
 
-def packet_paths(vault: Any) -> list[Path]:
-    """wake/YYYY/MM/DD/HHMMSS.json, oldest first (the path sorts by time)."""
-    base = vault.path("wake")
-    return sorted(base.glob("*/*/*/*.json")) if base.is_dir() else []
+def packets_newest_first(vault: Any) -> Iterator[Path]:
+    """wake/YYYY/MM/DD/HHMMSS.json, newest first (the path sorts by time). Walks one folder level
+    at a time, so finding the latest packet reads a few folders, not every packet ever written:
+    recall asks on every call."""
+    def entries(folder: Path, dirs: bool) -> list[Path]:
+        try:
+            found = [p for p in folder.iterdir() if p.is_dir() == dirs and not p.name.startswith(".")]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted((p for p in found if dirs or p.suffix == ".json"), key=lambda p: p.name, reverse=True)
+
+    for year in entries(vault.path("wake"), True):
+        for month in entries(year, True):
+            for day in entries(month, True):
+                yield from entries(day, False)
 
 
 def latest_packet(vault: Any, before: dt.datetime | None = None) -> tuple[Path, dict] | None:
     """The newest readable wake packet (slept at or before `before`, when given); a corrupt one is
     skipped (doctor reports it)."""
-    for path in reversed(packet_paths(vault)):
+    last_day = before.astimezone(dt.timezone.utc).date() + dt.timedelta(days=1) if before else None
+    for path in packets_newest_first(vault):
+        if last_day is not None and _day_of(path) > last_day:  # a day's slack for a --now with an offset
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -30,6 +44,14 @@ def latest_packet(vault: Any, before: dt.datetime | None = None) -> tuple[Path, 
         if slept and (before is None or slept <= before):
             return path, data
     return None
+
+
+def _day_of(path: Path) -> dt.date:
+    """The day a packet's folders name (sleep files packets by their slept_at)."""
+    try:
+        return dt.date(int(path.parent.parent.parent.name), int(path.parent.parent.name), int(path.parent.name))
+    except ValueError:
+        return dt.date.min
 
 
 def latest_slept_at(vault: Any, before: dt.datetime | None = None) -> dt.datetime | None:

@@ -310,8 +310,10 @@ def start_background(vault: Any, timeout: float = 60.0) -> dict:
     vault.logs.mkdir(parents=True, exist_ok=True)
     # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
     # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
-    # median latency (see Daemon.run and benchmarks/RESULTS.md). The environment can override.
-    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"} | dict(os.environ)
+    # median latency (see Daemon.run and benchmarks/RESULTS.md). Two malloc arenas, not one per
+    # request thread: each arena keeps its freed pages, and they added up in resident memory.
+    # The environment can override all three.
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"} | dict(os.environ)
     with open(vault.logs / "daemon.out", "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault",
                                  str(vault.root)], stdin=subprocess.DEVNULL, stdout=out, stderr=out,

@@ -9,7 +9,7 @@ Scenario A sleeps examples/conversation.jsonl into a fresh vault (topics created
 a second sleep that updates topics (tracked files a rollback restores from git) and starts with
 the search index deleted, so the index fault points fire before the journal as well as after it.
 
-Random runs: SHERIFF_VAULT_FAULT_RUNS (default 32) and SHERIFF_VAULT_FAULT_SEED (default 6).
+Random runs: SHERIFF_VAULT_FAULT_RUNS (default 40) and SHERIFF_VAULT_FAULT_SEED (default 6).
 SHERIFF_VAULT_FAULT_REPORT=FILE appends one JSON line per run (benchmarks/RELIABILITY.md).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from faultkit import INDEX_POINTS, SLEEP_POINTS, crash_and_check, record, scenar
 from sheriff_vault import faults
 
 pytestmark = pytest.mark.slow
-RUNS = int(os.environ.get("SHERIFF_VAULT_FAULT_RUNS", "32"))
+RUNS = int(os.environ.get("SHERIFF_VAULT_FAULT_RUNS", "40"))
 SEED = int(os.environ.get("SHERIFF_VAULT_FAULT_SEED", "6"))
 
 
