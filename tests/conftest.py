@@ -5,6 +5,7 @@ import datetime as dt
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,17 @@ def git(root: Path, *args: str) -> str:
     out = subprocess.run(["git", "-c", "user.name=Person", "-c", "user.email=person@example.com", *args], cwd=root,
                          capture_output=True, text=True, check=True)
     return out.stdout
+
+
+def wait_for(check, timeout: float = 90.0, every: float = 0.1, what: str = "condition"):
+    """Poll `check` until it returns something true (and return that); fail after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"{what} not met within {timeout:.0f}s")
 
 
 def commit_count(root: Path) -> int:

