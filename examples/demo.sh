@@ -22,8 +22,8 @@ vault sleep examples/conversation.jsonl --now 2026-02-20T03:31:00Z
 step "vault sleep examples/transcript.md   (four days later, a Markdown transcript)"
 vault sleep examples/transcript.md --now 2026-02-24T10:05:00Z
 
-step 'vault recall "is the party still on saturday?"   (found through the alias, unasked)'
-vault recall "is the party still on saturday?" --now 2026-02-24T10:10:00Z --budget 900
+step 'vault recall "what is Melanie bringing to Caroline'"'"'s party?"   (names and aliases lead to the topic)'
+vault recall "what is Melanie bringing to Caroline's party?" --now 2026-02-24T10:10:00Z --budget 900
 
 step 'vault recall "what did we decide about the database last week?"   (a time window)'
 vault recall "what did we decide about the database last week?" --now 2026-02-24T10:10:00Z --budget 900

@@ -30,6 +30,7 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 SLEEP_POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
                 "sleep:committed", "sleep:trimmed")
 INDEX_POINTS = ("index:tantivy-committed", "index:applied")
+EDIT_POINTS = ("edit:saved",)  # killed in test_concurrency.py (topic new / link between save and commit)
 
 # A follow-up conversation for scenario B: the example goes on three days later, so the second
 # sleep updates topics the first one made (tracked files, which a rollback must restore from git).

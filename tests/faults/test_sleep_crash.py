@@ -18,7 +18,7 @@ import os
 import random
 
 import pytest
-from faultkit import INDEX_POINTS, SLEEP_POINTS, crash_and_check, record, scenario, workdir
+from faultkit import EDIT_POINTS, INDEX_POINTS, SLEEP_POINTS, crash_and_check, record, scenario, workdir
 
 from sheriff_vault import faults
 
@@ -29,7 +29,7 @@ SEED = int(os.environ.get("SHERIFF_VAULT_FAULT_SEED", "6"))
 
 def test_every_named_fault_point_is_covered():
     """If someone adds a fault point, this suite must kill there too."""
-    assert set(faults.POINTS) == set(SLEEP_POINTS) | set(INDEX_POINTS)
+    assert set(faults.POINTS) == set(SLEEP_POINTS) | set(INDEX_POINTS) | set(EDIT_POINTS)
 
 
 @pytest.mark.parametrize("name", ["A", "B"])
