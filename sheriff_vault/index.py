@@ -123,6 +123,13 @@ class Snapshot:
         return max((n.count(" ") + 1 for n in self.names), default=0)
 
     @cached_property
+    def events_of_topic(self) -> dict[str, list[EventRow]]:
+        out: dict[str, list[EventRow]] = {}
+        for event in self.events:
+            out.setdefault(event.topic_path, []).append(event)
+        return out
+
+    @cached_property
     def times(self) -> "TimeTable":
         return TimeTable.of(self)
 

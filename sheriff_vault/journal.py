@@ -40,10 +40,9 @@ def begin(vault: Any, change_id: str, files: dict[str, bytes | None], compacted:
     backups = []
     for rel in files:
         if (vault.root / rel).is_file():
-            keep(vault, rel, (vault.root / rel).read_bytes())
+            _keep(vault, rel, (vault.root / rel).read_bytes())
             backups.append(rel)
     record = {"id": change_id, "kind": kind, "pid": os.getpid(), "started": time.time(),
-              "head": gitlog.head(vault.root),
               "files": {rel: sha1(data) if data is not None else None for rel, data in files.items()},
               "backups": backups, "compacted": compacted, "phase": "writing"}
     atomic_write(path(vault), json.dumps(record, indent=1))
@@ -53,7 +52,7 @@ def backup_dir(vault: Any) -> Path:
     return vault.cache / "journal-backup"
 
 
-def keep(vault: Any, rel: str, data: bytes) -> None:
+def _keep(vault: Any, rel: str, data: bytes) -> None:
     """Save what a file held before this change, so a rollback gives back exactly that, including
     a person's edits not yet committed (restoring from git would lose them)."""
     atomic_write(backup_dir(vault) / rel, data)
@@ -62,6 +61,16 @@ def keep(vault: Any, rel: str, data: bytes) -> None:
 def mark(vault: Any, phase: str, **extra: Any) -> None:
     record = json.loads(path(vault).read_text())
     record.update(phase=phase, **extra)
+    atomic_write(path(vault), json.dumps(record, indent=1))
+
+
+def merged(vault: Any, rel: str, before: bytes, after: bytes) -> None:
+    """A person edited `rel` while the change ran and the change merged their edit: a rollback now
+    gives back their edit (`before`), and the file is the change's once it holds `after`."""
+    _keep(vault, rel, before)
+    record = json.loads(path(vault).read_text())
+    record["files"][rel] = sha1(after)
+    record["merged"] = sorted({*record.get("merged", []), rel})
     atomic_write(path(vault), json.dumps(record, indent=1))
 
 

@@ -509,11 +509,11 @@ class _Ranker:
 def _attach_events(snap: Snapshot, chosen: list[TopicHit], window: timewin.Window | None) -> None:
     if window is None:
         return
-    paths = {t.path: t for t in chosen}
-    for e in snap.events:
-        if e.topic_path in paths and window.contains(timewin.parse_instant(e.at)):
-            paths[e.topic_path].events.append({"at": e.at, "summary": e.summary, "turns": e.turns, "path": e.path,
-                                               "conversation": e.conversation})
+    for hit in chosen:
+        for e in snap.events_of_topic.get(hit.path, ()):
+            if window.contains(timewin.parse_instant(e.at)):
+                hit.events.append({"at": e.at, "summary": e.summary, "turns": e.turns, "path": e.path,
+                                   "conversation": e.conversation})
 
 
 def _skills(snap: Snapshot, ranker: _Ranker, k: int) -> list[dict]:

@@ -388,21 +388,11 @@ def _write(vault: Any, files: dict[str, bytes | None], changes: dict[str, Change
                 for dst_id, kind, weight in change.edge_ops:
                     fresh.link(dst_id, kind, weight)
                 data = fresh.render().encode()
-                journal.keep(vault, rel, on_disk)
-                journal.mark(vault, "writing", **{"merged": rel})
-                _update_journal_hash(vault, rel, data)
+                journal.merged(vault, rel, on_disk, data)
                 merged.append(rel)
         if data is not None:
             atomic_write(vault.root / rel, data)
     return merged
-
-
-def _update_journal_hash(vault: Any, rel: str, data: bytes) -> None:
-    record = json.loads(journal.path(vault).read_text())
-    record["files"][rel] = journal.sha1(data)
-    from .fsutil import atomic_write
-
-    atomic_write(journal.path(vault), json.dumps(record, indent=1))
 
 
 def _commit_message(result: SleepResult, changes: dict[str, Change], extraction: Extraction) -> str:
