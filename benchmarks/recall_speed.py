@@ -36,9 +36,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE.parent))  # appended, so PYTHONPATH can point at another sheriff_vault to compare
 
 from benchmarks.synthetic import NOW, generate  # noqa: E402
-from sheriff_vault import rpc  # noqa: E402
-from sheriff_vault.client import answer  # noqa: E402
-from sheriff_vault.vault import Vault  # noqa: E402
+from sheriff_vault.daemon import rpc  # noqa: E402
+from sheriff_vault.daemon.client import recall as answer  # noqa: E402
+from sheriff_vault.store.vault import Vault  # noqa: E402
 
 NOW_ISO = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
 TARGETS = {"recall_p50_ms": 30.0, "recall_p95_ms": 100.0, "save_p95_s": 1.0, "rss_mb": 700.0}
@@ -93,7 +93,7 @@ def vault_cmd() -> list[str]:
 # -- phases ------------------------------------------------------------------------------------
 def rebuild(vault: Vault, facts: int, cold: bool) -> dict:
     """Index.rebuild() in this process, the model already loaded; embedding time measured apart."""
-    from sheriff_vault.index import Index
+    from sheriff_vault.index.engine import Index
 
     if cold:
         shutil.rmtree(vault.cache / "embeddings", ignore_errors=True)
@@ -138,7 +138,7 @@ def rebuild(vault: Vault, facts: int, cold: bool) -> dict:
 
 PROBE = """
 import sys, time
-from sheriff_vault.embed import Embedder
+from sheriff_vault.index.embed import Embedder
 texts = [f"Fact {i}: the {w} dry run failed on the invoices table because of a missing index." for i, w in
          enumerate(("billing checkout search orders pricing catalog " * 100).split()[:512])]
 e = Embedder(); e.load(); e.encode(texts[:64])
@@ -185,7 +185,7 @@ def daemon_recall(vault: Vault, queries: list[str]) -> tuple[list[float], list[d
         t = time.perf_counter()
         reply = answer(vault, q, now=NOW)
         times.append(time.perf_counter() - t)
-        if reply["via"] != "daemon":
+        if reply.via != "daemon":
             raise SystemExit("recall did not go through the daemon")
         replies.append(reply)
     return times, replies
@@ -193,8 +193,8 @@ def daemon_recall(vault: Vault, queries: list[str]) -> tuple[list[float], list[d
 
 def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
     """The in-process path (a warm Index in this process) must give the daemon's answers."""
-    from sheriff_vault.index import Index
-    from sheriff_vault.recall import recall
+    from sheriff_vault.index.engine import Index
+    from sheriff_vault.retrieval.ranking import recall
 
     idx = Index(vault)
     idx.open()
@@ -207,7 +207,7 @@ def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
             times.append(time.perf_counter() - t)
             mine = res.to_json()
             a = ([t["path"] for t in mine["topics"]], mine["order"])
-            b = ([t["path"] for t in reply["json"]["topics"]], reply["json"]["order"])
+            b = ([t["path"] for t in reply.json["topics"]], reply.json["order"])
             differ += a != b
     finally:
         idx.close()
@@ -285,7 +285,7 @@ def save_to_searchable(vault: Vault, syn, trials: int, timeout: float = 30.0) ->
             n += 1
             reply = answer(vault, f"the {word} gadget", now=NOW)
             found = any(tp["path"] == rel and any(word in f["text"] for f in tp["facts"])
-                        for tp in reply["json"]["topics"])
+                        for tp in reply.json["topics"])
             elapsed = time.perf_counter() - t0
             if found or elapsed > timeout:
                 break
@@ -338,7 +338,7 @@ def run_size(n: int, args, work: Path) -> dict:
         times, replies = daemon_recall(vault, queries)
         res["loadavg"]["after_recall"] = loadavg()
         res["recall_ms"] = dist(times)
-        res["recall_modes"] = {m: sum(r["json"]["mode"] == m for r in replies) for m in ("light", "deep")}
+        res["recall_modes"] = {m: sum(r.json["mode"] == m for r in replies) for m in ("light", "deep")}
         res["daemon_memory_after_queries_mb"] = proc_memory(pid)
         log(f"  recall p50 {res['recall_ms']['p50']} ms p95 {res['recall_ms']['p95']} ms; in-process comparison")
         k = min(len(queries), args.compare)
@@ -457,7 +457,7 @@ def main() -> int:
     finally:
         if not args.work and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for r in results.values():
         r["measured_at"] = stamp
         r["embed_probe_texts_per_s"] = probe

@@ -31,7 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 NOW = dt.datetime(2026, 2, 20, 18, 0, tzinfo=UTC)
 SPAN_DAYS = 730
 MONTHS = "January February March April May June July August September October November December".split()
@@ -469,7 +469,7 @@ def _wake_text(s: Session, topic_ids: list[str]) -> str:
 def generate(root: Path, n_topics: int, *, seed: int = 7, now: dt.datetime = NOW, embedding: bool = True,
              git: bool = True, wake: bool = True) -> Synthetic:
     """Make a vault at `root` (init_vault) holding `n_topics` synthetic topics; see the module docstring."""
-    from sheriff_vault.vault import init_vault
+    from sheriff_vault.store.vault import init_vault
 
     t0 = time.perf_counter()
     root = Path(root)

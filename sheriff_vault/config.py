@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import ConfigError
+from sheriff_vault.errors import ConfigError
 
 CONFIG_NAME = "vault.yaml"
 

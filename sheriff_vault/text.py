@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are aren't as at be because been before being below between

@@ -3,18 +3,18 @@ skills routing and running; the wake bundle's decisions."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from conftest import git
-from fake_openai import fake_openai, function_call, message  # noqa: F401 (fixture)
+from fake_openai import function_call, message
 from memory_fixtures import build, day, write_wake_packet
 
-from sheriff_vault.agent import Agent
-from sheriff_vault.buffer import load_buffer
+from sheriff_vault.agent.loop import Agent
+from sheriff_vault.agent.skills import run, search
+from sheriff_vault.agent.wake import wake
 from sheriff_vault.errors import SkillError
-from sheriff_vault.skills import registry, run, search
-from sheriff_vault.wake import wake
+from sheriff_vault.store.buffer import load_buffer
+from sheriff_vault.store.skills import registry
 
 NOW = day("2026-02-24T10:00:00")
 

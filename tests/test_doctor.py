@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import git
-
 
 def test_clean_vault_passes(vault, invoke):
     invoke("topic", "new", "Garden", "--fact", "Tomatoes go in in May", "--vault", vault.root)

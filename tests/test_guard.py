@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import NOW, git, run_vault
 
+from sheriff_vault.agent.tools import Toolbox
 from sheriff_vault.errors import UnsafeContent
-from sheriff_vault.guard import check_texts, scan
-from sheriff_vault.recall import PREAMBLE
-from sheriff_vault.tools import Toolbox
-from sheriff_vault.vault import init_vault
+from sheriff_vault.retrieval.ranking import PREAMBLE
+from sheriff_vault.store.guard import check_texts, scan
+from sheriff_vault.store.vault import init_vault
 
 REPO = Path(__file__).resolve().parents[1]
 

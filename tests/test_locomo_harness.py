@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sheriff_vault.bench_locomo import cited_ids, date_spellings, has_date, plain_date, run
+from benchmarks.locomo_harness import cited_ids, date_spellings, has_date, plain_date, run
 
 pytestmark = pytest.mark.slow
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo"

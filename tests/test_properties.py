@@ -21,15 +21,16 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from sheriff_vault import mdfile, timewin
-from sheriff_vault.buffer import ROLES, Turn, parse, parse_jsonl, parse_markdown, render_markdown
+from sheriff_vault import timewin
 from sheriff_vault.errors import ConversationFormatError, TimePhraseError, TopicFormatError
-from sheriff_vault.topics import Topic
+from sheriff_vault.store import mdfile
+from sheriff_vault.store.buffer import ROLES, Turn, parse, parse_jsonl, parse_markdown, render_markdown
+from sheriff_vault.store.topics import Topic
 
 N = int(os.environ.get("HYPOTHESIS_EXAMPLES", "150"))
 PROPS = settings(max_examples=N, deadline=None, derandomize=not os.environ.get("HYPOTHESIS_EXPLORE"), database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 # -- topic frontmatter ---------------------------------------------------------------------------
 WORD = st.text(alphabet=st.sampled_from(list(string.ascii_letters + string.digits + "äéß日本語ßøΩ🎉 -_.,!?'")),
@@ -315,7 +316,7 @@ def test_a_literal_escaped_heading_survives_the_archive():
 
 
 def test_a_line_separator_inside_a_buffered_turn_survives(vault):
-    from sheriff_vault.buffer import append_turns, load_buffer
+    from sheriff_vault.store.buffer import append_turns, load_buffer
 
     ts = [Turn("user", "one\u2028two\x85three", dt.datetime(2023, 1, 1, tzinfo=UTC), "t1", ""),
           Turn("assistant", "ok", dt.datetime(2023, 1, 1, 0, 1, tzinfo=UTC), "t2", "")]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import commit_count, git
 
-from sheriff_vault.buffer import load_buffer
-from sheriff_vault.topics import Topic
+from sheriff_vault.store.buffer import load_buffer
+from sheriff_vault.store.topics import Topic
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "conversation.jsonl"
@@ -48,7 +48,7 @@ def test_one_commit_with_a_readable_message(slept):
 
 def test_buffer_keeps_only_the_tail(slept):
     root, result, _ = slept
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     buffer = load_buffer(Vault(root))
     assert result["compacted_turns"] == 22 and result["kept_turns"] == 20

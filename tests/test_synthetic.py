@@ -16,11 +16,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synthetic import NOW, generate  # noqa: E402
-from sheriff_vault.doctor import check_vault  # noqa: E402
-from sheriff_vault.index import Index  # noqa: E402
-from sheriff_vault.recall import recall  # noqa: E402
-from sheriff_vault.topics import Topic  # noqa: E402
-from sheriff_vault.vault import Vault  # noqa: E402
+from sheriff_vault.index.engine import Index  # noqa: E402
+from sheriff_vault.retrieval.ranking import recall  # noqa: E402
+from sheriff_vault.store.doctor import check_vault  # noqa: E402
+from sheriff_vault.store.topics import Topic  # noqa: E402
+from sheriff_vault.store.vault import Vault  # noqa: E402
 
 
 class HashEmbedder:

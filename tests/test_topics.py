@@ -10,8 +10,8 @@ import pytest
 from conftest import NOW, commit_count, git
 
 from sheriff_vault.errors import AmbiguousTopic, TopicFormatError, TopicNotFound
-from sheriff_vault.items import Citation, Item, parse_item
-from sheriff_vault.topics import Topic, fact, new_topic
+from sheriff_vault.store.items import Citation, Item, parse_item
+from sheriff_vault.store.topics import Topic, fact, new_topic
 
 HAND_WRITTEN = """---
 # my party notes; the program must keep this comment
@@ -78,7 +78,7 @@ def test_fields_and_items_parse(tmp_path: Path):
     assert topic.id == "3f6c2a8e-9b1d-4c1e-8f7a-2d5e6b7c8d90"
     assert topic.name == "Party planning"
     assert topic.aliases == ["the party", "Caroline's birthday"]
-    assert topic.last_seen == dt.datetime(2026, 2, 19, 11, 30, tzinfo=dt.timezone.utc)
+    assert topic.last_seen == dt.datetime(2026, 2, 19, 11, 30, tzinfo=dt.UTC)
     assert topic.numbers[0]["value"] == 400
     facts = topic.facts
     assert [f.text for f in facts] == ["The party is on Saturday.", "no date on this one, typed by hand",
@@ -95,7 +95,7 @@ def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
     path.write_text(HAND_WRITTEN)
     topic = Topic.load(path)
     topic.add_alias("the bash")
-    topic.touch(dt.datetime(2026, 2, 20, 9, 0, tzinfo=dt.timezone.utc))
+    topic.touch(dt.datetime(2026, 2, 20, 9, 0, tzinfo=dt.UTC))
     topic.add_item(fact("The budget went up to 500 USD.", NOW, [Citation("conversations/2026/02/20/032100-b2.md", ("t12",))]))
     topic.add_number("budget", 500, "USD", NOW, "user", 0.9)
     topic.add_item(fact("Venue confirmed", NOW, kind="event", with_time=True))

@@ -11,9 +11,9 @@ import pytest
 from conftest import git, run_vault, wait_for
 from memory_fixtures import build
 
-from sheriff_vault import rpc
-from sheriff_vault.index import Index
-from sheriff_vault.watch import Daemon
+from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon.watch import Daemon
+from sheriff_vault.index.engine import Index
 
 pytestmark = pytest.mark.slow
 NOW = "2026-02-24T10:00:00Z"
@@ -147,7 +147,7 @@ def test_hook_without_daemon_indexes_in_the_background(vault):
 def test_handle_changes_coalesces_a_burst_into_one_batch(vault):
     """The watcher's decision logic, fed synthetic events (no observer, no model)."""
     (vault.root / "vault.yaml").write_text("embedding:\n  enabled: false\ndaemon:\n  debounce_ms: 50\n")
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     d = Daemon(Vault(vault.root))
     topics = vault.root / "topics"

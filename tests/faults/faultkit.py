@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 SLEEP_POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
                 "sleep:committed", "sleep:trimmed")
 INDEX_POINTS = ("index:tantivy-committed", "index:applied")
-EDIT_POINTS = ("edit:saved",)  # killed in test_concurrency.py (topic new / link between save and commit)
+EDIT_POINTS = ("edit:journaled", "edit:saved", "edit:committed")  # killed in test_concurrency.py
 
 # A follow-up conversation for scenario B: the example goes on three days later, so the second
 # sleep updates topics the first one made (tracked files, which a rollback must restore from git).
@@ -128,7 +128,7 @@ def buffer_ids(root: Path) -> list[str]:
 
 def cited_ids(root: Path) -> set[str]:
     """Turn ids cited by any fact, open loop or event line of any topic."""
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     cited: set[str] = set()
     for topic in Vault(root).topics.all():
@@ -140,7 +140,7 @@ def cited_ids(root: Path) -> set[str]:
 
 def archived_ids(root: Path) -> set[str]:
     """Turn ids kept verbatim in committed conversation archives."""
-    from sheriff_vault.buffer import parse_markdown
+    from sheriff_vault.store.buffer import parse_markdown
 
     tracked = git(root, "ls-files", "conversations").split()
     out: set[str] = set()
@@ -207,7 +207,7 @@ def outcome(root: Path, base: str) -> Outcome:
                    buffer_ids(root), cited_ids(root))
 
 
-@lru_cache(maxsize=None)
+@cache
 def workdir() -> Path:
     """One folder per test process, removed at exit unless SHERIFF_VAULT_KEEP_FAULTS is set (to debug)."""
     path = Path(tempfile.mkdtemp(prefix="sv-faults-"))
@@ -216,12 +216,12 @@ def workdir() -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def scenario(name: str, model: bool = False) -> Scenario:
     """A: the example conversation into a fresh vault (topics created). B: a follow-up sleep that
     updates those topics, with the search index deleted so the sleep rebuilds it first (the
     index fault points then fire before the journal, not after it)."""
-    from sheriff_vault.vault import init_vault
+    from sheriff_vault.store.vault import init_vault
 
     top = workdir() / f"{name}{'-model' if model else ''}"
     root = top / "template"

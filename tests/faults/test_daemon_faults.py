@@ -18,9 +18,9 @@ import pytest
 from conftest import wait_for
 from faultkit import cli, cli_env, clone, git, scenario, vault_argv, workdir
 
-from sheriff_vault import rpc
-from sheriff_vault.index import Index
-from sheriff_vault.vault import Vault
+from sheriff_vault.daemon import rpc
+from sheriff_vault.index.engine import Index
+from sheriff_vault.store.vault import Vault
 
 pytestmark = pytest.mark.slow
 
