@@ -12,7 +12,7 @@ from conftest import NOW, git, run_vault
 
 from sheriff_vault.agent.tools import Toolbox
 from sheriff_vault.errors import UnsafeContent
-from sheriff_vault.retrieval.ranking import PREAMBLE
+from sheriff_vault.retrieval.reply import PREAMBLE
 from sheriff_vault.store.guard import check_texts, scan
 from sheriff_vault.store.vault import init_vault
 

@@ -8,7 +8,8 @@ from memory_fixtures import build, day, write_wake_packet
 
 from sheriff_vault.errors import TimePhraseError, VaultError
 from sheriff_vault.index.engine import Index
-from sheriff_vault.retrieval.ranking import PREAMBLE, recall
+from sheriff_vault.retrieval.ranking import recall
+from sheriff_vault.retrieval.reply import PREAMBLE
 
 pytestmark = pytest.mark.slow
 NOW = day("2026-02-24T10:00:00")
