@@ -95,62 +95,25 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
     try:
         index.open()
         if refresh:
-            stats = index.refresh()
-            warnings += stats.warnings
+            warnings += index.refresh().warnings
         snap = index.snapshot()
         window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
-        search_text = query
-        if window and window.span != (0, 0) and window.span[1] <= len(query):
-            search_text = (query[: window.span[0]] + " " + query[window.span[1]:]).strip() or query
-        search_text = without_people(search_text, people_in(search_text, snap))
-        qvec = index.embed_query(search_text)
-        if qvec is not None and tail.strip():
-            tvec = index.embed_query(tail[-600:])
-            if tvec is not None:
-                qvec = 0.85 * qvec + 0.15 * tvec
-                qvec = qvec / (np.linalg.norm(qvec) or 1.0)
-        bm = index.bm25(search_text, 200)
-        if window:
-            bm += index.bm25(search_text, 100, window.start, window.end)
-        dense = index.dense(qvec, 200)
+        search_text = _search_text(query, window, snap)
+        qvec = _query_vector(index, search_text, tail)
+        ranker = _Ranker(snap, cfg, now, window, qvec, query)
+        ranker.add_hits(*_search(index, search_text, qvec, window))
         if index.embedding_warning and index.embedding_warning not in warnings:
             warnings.append(index.embedding_warning)
-        ranker = _Ranker(snap, cfg, now, window, qvec, query)
-        ranker.add_hits(bm, dense)
         ranker.add_aliases(query)
         if window:
             ranker.add_window_topics()
         scored = ranker.score_topics()
-        triggers = text_triggers(query, tail, window.phrase if window else None,
-                                 [n for t in scored[:50] for n in (t.name, *snap.topics[t.path].aliases)])
-        rels = sorted((t.signals["relevance"] for t in scored), reverse=True)
-        if not rels or rels[0] < cfg.low_confidence or (len(rels) > 1 and rels[0] - rels[1] < cfg.close_margin):
-            top = f"top relevance {rels[0]:.2f}" if rels else "no candidates"
-            if len(rels) > 1:
-                top += f", next {rels[1]:.2f}"
-            triggers.append(Trigger("low_confidence", top))
+        triggers = _triggers(query, tail, window, scored, snap, cfg)
         mode = "deep" if deep or triggers else "light"
         limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
         if mode == "deep" and window and not soft_window(window):
-            inside = [t for t in scored if t.signals["in_window"]]
-            if inside:
-                scored = inside
-            elif scored:
-                warnings.append(f"nothing in memory falls in {window.label(tz)}; showing the closest matches")
-        floor = scored[0].score * MIN_RELATIVE if scored else 0.0
-        pool = [t for t in scored if t.score >= floor]
-        top = pool[:limit]
-        if mode == "deep":
-            top = ranker.expand(top, pool, limit)
-            have = {t.path for t in top}
-            pool = top + [t for t in pool if t.path not in have]
-        order = ranker.pick_facts(pool, len(top))
-        picked = {t.path for t in pool if t.facts}
-        chosen = [t for t in pool if t.path in picked]
-        chosen += [t for t in top if t.path not in picked][: max(0, len(top) - len(chosen))]
-        chosen.sort(key=lambda t: -t.score)
-        for t in chosen:
-            t.signals["selected"] = True
+            scored = _inside_window(scored, window, warnings)
+        chosen, order = _select(ranker, scored, mode, limit)
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
@@ -158,6 +121,81 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
     finally:
         if own_index:
             index.close()
+
+
+def _search_text(query: str, window: timewin.Window | None, snap: Snapshot) -> str:
+    """What to search for: the query without its time phrase (the window handles it) and without
+    the names of people who spoke (every line they said would match)."""
+    text = query
+    if window and window.span != (0, 0) and window.span[1] <= len(query):
+        text = (query[: window.span[0]] + " " + query[window.span[1]:]).strip() or query
+    return without_people(text, people_in(text, snap))
+
+
+def _query_vector(index: Index, search_text: str, tail: str) -> np.ndarray | None:
+    """The query's embedding, leaning a little toward the recent conversation when given."""
+    qvec = index.embed_query(search_text)
+    if qvec is not None and tail.strip():
+        tvec = index.embed_query(tail[-600:])
+        if tvec is not None:
+            qvec = 0.85 * qvec + 0.15 * tvec
+            qvec = qvec / (np.linalg.norm(qvec) or 1.0)
+    return qvec
+
+
+def _search(index: Index, search_text: str, qvec: np.ndarray | None,
+            window: timewin.Window | None) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """BM25 hits (plus the best inside the window, which a vault-wide search can crowd out) and
+    nearest vectors."""
+    bm = index.bm25(search_text, 200)
+    if window:
+        bm += index.bm25(search_text, 100, window.start, window.end)
+    return bm, index.dense(qvec, 200)
+
+
+def _triggers(query: str, tail: str, window: timewin.Window | None, scored: list[TopicHit], snap: Snapshot,
+              cfg: Any) -> list[Trigger]:
+    """What calls for a deep search: the text's own triggers, and a light search unsure of itself."""
+    triggers = text_triggers(query, tail, window.phrase if window else None,
+                             [n for t in scored[:50] for n in (t.name, *snap.topics[t.path].aliases)])
+    rels = sorted((t.signals["relevance"] for t in scored), reverse=True)
+    if not rels or rels[0] < cfg.low_confidence or (len(rels) > 1 and rels[0] - rels[1] < cfg.close_margin):
+        top = f"top relevance {rels[0]:.2f}" if rels else "no candidates"
+        if len(rels) > 1:
+            top += f", next {rels[1]:.2f}"
+        triggers.append(Trigger("low_confidence", top))
+    return triggers
+
+
+def _inside_window(scored: list[TopicHit], window: timewin.Window, warnings: list[str]) -> list[TopicHit]:
+    """An exact window filters; when nothing falls in it, say so and keep the closest matches."""
+    inside = [t for t in scored if t.signals["in_window"]]
+    if inside:
+        return inside
+    if scored:
+        warnings.append(f"nothing in memory falls in {window.label(window.tz)}; showing the closest matches")
+    return scored
+
+
+def _select(ranker: _Ranker, scored: list[TopicHit], mode: str, limit: int) -> tuple[list[TopicHit], list[str]]:
+    """The topics to show and the order of their facts: topics above the relevance floor, one
+    `related` hop in deep mode, facts ranked across them; a topic without a chosen fact is shown
+    only while fewer than `limit` topics have one."""
+    floor = scored[0].score * MIN_RELATIVE if scored else 0.0
+    pool = [t for t in scored if t.score >= floor]
+    top = pool[:limit]
+    if mode == "deep":
+        top = ranker.expand(top, pool, limit)
+        have = {t.path for t in top}
+        pool = top + [t for t in pool if t.path not in have]
+    order = ranker.pick_facts(pool, len(top))
+    picked = {t.path for t in pool if t.facts}
+    chosen = [t for t in pool if t.path in picked]
+    chosen += [t for t in top if t.path not in picked][: max(0, len(top) - len(chosen))]
+    chosen.sort(key=lambda t: -t.score)
+    for t in chosen:
+        t.signals["selected"] = True
+    return chosen, order
 
 
 class _Ranker:

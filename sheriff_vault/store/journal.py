@@ -123,6 +123,7 @@ def merged(vault: Vault, rel: str, before: bytes, after: bytes) -> None:
     record = json.loads(path(vault).read_text())
     record["files"][rel] = sha1(after)
     record["merged"] = sorted({*record.get("merged", []), rel})
+    record["backups"] = sorted({*record.get("backups", []), rel})
     atomic_write(path(vault), json.dumps(record, indent=1))
 
 
