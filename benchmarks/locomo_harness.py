@@ -275,11 +275,13 @@ def report_markdown(report: dict) -> str:
               "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for c in report["conversations"]:
         lines.append(f"| {c['name']} | {c['sessions']} | {c['questions']} | {c['commits']} | {c['topics']} | "
-                     f"{c['facts']} | {c['topic_bytes']} | {c['sleep_seconds_mean']:.2f} (max {c['sleep_seconds_max']:.2f}) |")
+                     f"{c['facts']} | {c['topic_bytes']} | "
+                     f"{c['sleep_seconds_mean']:.2f} (max {c['sleep_seconds_max']:.2f}) |")
     return "\n".join(lines)
 
 
 def summary_lines(report: dict) -> list[str]:
-    return [f"{name}: evidence recall @1000 {m['recall']['1000']['overall']:.3f}, @2000 {m['recall']['2000']['overall']:.3f}, "
+    return [f"{name}: evidence recall @1000 {m['recall']['1000']['overall']:.3f}, "
+            f"@2000 {m['recall']['2000']['overall']:.3f}, "
             f"@4000 {m['recall']['4000']['overall']:.3f}; temporal check {m['temporal_check']:.3f}"
             for name, m in report["methods"].items()]

@@ -201,7 +201,7 @@ def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
     idx.snapshot()
     differ, times = 0, []
     try:
-        for q, reply in zip(queries, replies):
+        for q, reply in zip(queries, replies, strict=True):
             t = time.perf_counter()
             res = recall(vault, q, index=idx, now=NOW)
             times.append(time.perf_counter() - t)
@@ -296,8 +296,9 @@ def save_to_searchable(vault: Vault, syn, trials: int, timeout: float = 30.0) ->
         polls.append(n)
         time.sleep(0.3)  # let the debounced worker go idle between trials
     all_times = times["new_topic"] + times["edit_topic"]
-    return {"trials": trials, "not_found": misses, "all_s": dist(all_times, 1.0), "new_topic_s": dist(times["new_topic"], 1.0),
-            "edit_topic_s": dist(times["edit_topic"], 1.0), "polls_p50": pct(polls, 50), "polls_max": max(polls)}
+    return {"trials": trials, "not_found": misses, "all_s": dist(all_times, 1.0),
+            "new_topic_s": dist(times["new_topic"], 1.0), "edit_topic_s": dist(times["edit_topic"], 1.0),
+            "polls_p50": pct(polls, 50), "polls_max": max(polls)}
 
 
 def _uuid(rng) -> str:
@@ -359,8 +360,8 @@ def run_size(n: int, args, work: Path) -> dict:
 def machine() -> dict:
     cpu = ""
     try:
-        cpu = next(l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                   if l.startswith("model name"))
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     mem = 0
@@ -385,32 +386,40 @@ def table(results: dict[str, dict]) -> str:
     sizes = sorted(results, key=int)
     rows: list[tuple[str, callable]] = [
         ("facts (docs incl. topic docs)", lambda r: f"{r['vault']['facts']:,} ({r['rebuild_cold']['docs']:,})"),
-        ("cold rebuild: s / facts/s", lambda r: f"{r['rebuild_cold']['seconds']} / {r['rebuild_cold']['facts_per_s']:,.0f}"),
+        ("cold rebuild: s / facts/s",
+         lambda r: f"{r['rebuild_cold']['seconds']} / {r['rebuild_cold']['facts_per_s']:,.0f}"),
         ("cold rebuild: embeddings/s (embed share)", lambda r: f"{r['rebuild_cold']['embeddings_per_s']:,.0f} "
          f"({100 * r['rebuild_cold']['embed_seconds'] / r['rebuild_cold']['seconds']:.0f}%)"),
-        ("warm rebuild (cache hit): s / facts/s", lambda r: f"{r['rebuild_warm']['seconds']} / {r['rebuild_warm']['facts_per_s']:,.0f}"),
+        ("warm rebuild (cache hit): s / facts/s",
+         lambda r: f"{r['rebuild_warm']['seconds']} / {r['rebuild_warm']['facts_per_s']:,.0f}"),
         ("no-op refresh (full scan), ms", lambda r: f"{r['rebuild_warm']['noop_refresh_s'] * 1000:.0f}"),
         ("snapshot load, ms", lambda r: f"{r['rebuild_warm']['snapshot_load_s'] * 1000:.0f}"),
         ("daemon start to ready, s", lambda r: f"{r['daemon_start_s']}"),
         ("first recall after start, ms", lambda r: f"{r['first_recall_ms']}"),
         ("socket ping p50, ms", lambda r: f"{r['ping_ms']['p50']}"),
-        ("**recall via daemon p50 / p95 / p99, ms**", lambda r: f"**{r['recall_ms']['p50']} / {r['recall_ms']['p95']}** / {r['recall_ms']['p99']}"),
-        ("recall in-process (warm index) p50 / p95, ms", lambda r: f"{r['same_as_in_process']['in_process_warm_ms']['p50']} / "
-         f"{r['same_as_in_process']['in_process_warm_ms']['p95']}"),
-        ("daemon = in-process answers", lambda r: f"{r['same_as_in_process']['compared'] - r['same_as_in_process']['differ']}"
-         f"/{r['same_as_in_process']['compared']}"),
+        ("**recall via daemon p50 / p95 / p99, ms**",
+         lambda r: f"**{r['recall_ms']['p50']} / {r['recall_ms']['p95']}** / {r['recall_ms']['p99']}"),
+        ("recall in-process (warm index) p50 / p95, ms",
+         lambda r: f"{r['same_as_in_process']['in_process_warm_ms']['p50']} / "
+                   f"{r['same_as_in_process']['in_process_warm_ms']['p95']}"),
+        ("daemon = in-process answers",
+         lambda r: f"{r['same_as_in_process']['compared'] - r['same_as_in_process']['differ']}"
+                   f"/{r['same_as_in_process']['compared']}"),
         ("`python -c pass` p50, ms", lambda r: f"{r['cli_ms']['python_pass']['p50']}"),
         ("`python -c \"import click\"` p50, ms", lambda r: f"{r['cli_ms']['python_import_click']['p50']}"),
-        ("`vault recall` CLI p50 / p95, ms", lambda r: f"{r['cli_ms']['vault_recall']['p50']} / {r['cli_ms']['vault_recall']['p95']}"),
+        ("`vault recall` CLI p50 / p95, ms",
+         lambda r: f"{r['cli_ms']['vault_recall']['p50']} / {r['cli_ms']['vault_recall']['p95']}"),
         ("CLI / `python -c pass` (p50 ratio)", lambda r: f"{r['cli_ms']['ratio_vs_python_pass']}x "
          f"(+{r['cli_ms']['overhead_over_python_pass_ms']} ms)"),
         ("**save → searchable p50 / p95, s**", lambda r: f"**{r['save_to_searchable']['all_s']['p50']} / "
          f"{r['save_to_searchable']['all_s']['p95']}** ({r['save_to_searchable']['trials']} trials, "
          f"{r['save_to_searchable']['not_found']} missed)"),
-        ("load average (1 min) during recall", lambda r: f"{r['loadavg']['before_recall']:.1f} → {r['loadavg']['after_recall']:.1f}"),
+        ("load average (1 min) during recall",
+         lambda r: f"{r['loadavg']['before_recall']:.1f} → {r['loadavg']['after_recall']:.1f}"),
         ("**daemon RSS after queries (HWM), MB**", lambda r: f"**{r['daemon_memory_after_queries_mb'].get('VmRSS')}** "
          f"({r['daemon_memory_after_queries_mb'].get('VmHWM')})"),
-        ("daemon RSS at end (HWM), MB", lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
+        ("daemon RSS at end (HWM), MB",
+         lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
     ]
     head = "| | " + " | ".join(f"{int(s):,} topics" for s in sizes) + " |"
     lines = [head, "|---" * (len(sizes) + 1) + "|"]

@@ -278,7 +278,8 @@ def _h_date(m: re.Match, c: _Ctx) -> _R | None:
 def _h_named(m: re.Match, c: _Ctx) -> _R:
     """A weekday or month name: after last/this/next as said, else the one `prefer` points at."""
     g = m.groupdict()
-    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), c.prefer)
+    rel = _REL.get((g.get("w") or "").lower())
+    how = {-1: "last", 0: "this", 1: "next"}[rel] if rel is not None else c.prefer
     if g.get("wd"):
         wd = _WDAYS[g["wd"][:3].lower()]
         if how == "nearest":  # "rerun it on Thursday", said on Tuesday: in two days, not five days ago
@@ -356,7 +357,8 @@ def _h_around(kind: str) -> Handler:
     def handler(m: re.Match, c: _Ctx) -> _R | None:
         p = _point(m["a"], replace(c, prefer="past") if kind == "since" else c)  # "since" always looks back
         q = _point(m["b"], c) if kind == "between" else p
-        if kind == "between" and p and q and q[1] <= p[0]:  # "from May 1 to May 7" on 3 May: read the ends apart
+        if (kind == "between" and p and q and p[0] is not None and q[1] is not None
+                and q[1] <= p[0]):  # "from May 1 to May 7" on 3 May: read the ends apart
             p, q = _point(m["a"], replace(c, prefer="past")), _point(m["b"], replace(c, prefer="future"))
         if not p or not q:
             return None

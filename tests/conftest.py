@@ -16,6 +16,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
+
 from sheriff_vault.cli import cli  # noqa: E402
 from sheriff_vault.store.vault import Vault, init_vault  # noqa: E402
 

@@ -134,7 +134,8 @@ def test_explain_lists_every_signal(filled, invoke):
     out = invoke("recall", "the party", "--explain", "--no-daemon", "--now", "2026-02-24T10:00:00Z",
                  "--vault", filled.root)
     assert out.exit_code == 0
-    for word in ("mode: light", "triggers:", "window: none", "rel=", "bm25=", "emb=", "alias=", "util=", "rec=", "win="):
+    for word in ("mode: light", "triggers:", "window: none",
+                 "rel=", "bm25=", "emb=", "alias=", "util=", "rec=", "win="):
         assert word in out.stdout
 
 

@@ -5,7 +5,6 @@ No model: embeddings are off in the generated vault, and the patch test uses the
 """
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from pathlib import Path
@@ -88,7 +87,8 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
             op = rng.choice(["edit", "edit", "new", "delete", "same"])
             path = rng.choice(paths)
             if op == "edit" and path.exists():
-                path.write_text(path.read_text() + f"- 2026-02-1{step % 10} — Extra fact {step} about the cake. {cite}\n")
+                path.write_text(path.read_text()
+                                + f"- 2026-02-1{step % 10} — Extra fact {step} about the cake. {cite}\n")
             elif op == "new":
                 path = syn.root / "topics" / f"new-{step}.md"
                 path.write_text(f"---\nid: 00000000-0000-4000-8000-{step:012d}\nname: New {step}\n---\n\n## Facts\n\n"

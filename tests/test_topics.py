@@ -57,8 +57,8 @@ Anything else I like.
 
 
 def _changed_lines(before: str, after: str) -> list[str]:
-    return [l for l in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-            if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
 def test_unchanged_topic_saves_with_no_diff(tmp_path: Path):
@@ -87,7 +87,7 @@ def test_fields_and_items_parse(tmp_path: Path):
     assert facts[0].date == "2026-02-18" and facts[1].date == ""
     assert facts[0].line == HAND_WRITTEN.splitlines().index(facts[0].raw) + 1
     loops = topic.loops
-    assert [(l.text, l.done) for l in loops] == [("Book the park shelter.", False), ("Pick a date.", True)]
+    assert [(loop.text, loop.done) for loop in loops] == [("Book the park shelter.", False), ("Pick a date.", True)]
 
 
 def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
@@ -96,7 +96,8 @@ def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
     topic = Topic.load(path)
     topic.add_alias("the bash")
     topic.touch(dt.datetime(2026, 2, 20, 9, 0, tzinfo=dt.UTC))
-    topic.add_item(fact("The budget went up to 500 USD.", NOW, [Citation("conversations/2026/02/20/032100-b2.md", ("t12",))]))
+    cite = Citation("conversations/2026/02/20/032100-b2.md", ("t12",))
+    topic.add_item(fact("The budget went up to 500 USD.", NOW, [cite]))
     topic.add_number("budget", 500, "USD", NOW, "user", 0.9)
     topic.add_item(fact("Venue confirmed", NOW, kind="event", with_time=True))
     assert topic.save()
@@ -161,7 +162,8 @@ def test_new_topic_renders_every_documented_field(tmp_path: Path):
     ("- [ ] 2023-05-08 — Decide venue", "loop", ("2023-05-08", "Decide venue", [])),
     ("- 2023-05-08T13:56Z — Agreed. [t1, t2](../conversations/a.md) [t7](../conversations/b.md)", "event",
      ("2023-05-08T13:56Z", "Agreed.", ["t1", "t2", "t7"])),
-    ("- See [the docs](https://example.com) for more", "fact", ("", "See [the docs](https://example.com) for more", [])),
+    ("- See [the docs](https://example.com) for more", "fact",
+     ("", "See [the docs](https://example.com) for more", [])),
 ])
 def test_item_lines_parse(line: str, kind: str, expected):
     item = parse_item(line, kind)

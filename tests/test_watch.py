@@ -65,9 +65,10 @@ def test_deleted_topic_disappears(daemon):
 def test_commit_reaches_the_daemon_through_the_hook(daemon):
     before = status(daemon)["generation"]
     new = daemon.root / "topics" / "kayak.md"
+    old_id = Index(daemon).vault.topics.get("Vegetable garden").id
     new.write_text((daemon.root / "topics" / "vegetable-garden.md").read_text()
                    .replace("Vegetable garden", "Kayak trip").replace("Tomatoes get planted", "The kayak launches")
-                   .replace(Index(daemon).vault.topics.get("Vegetable garden").id, "6f9d0c1e-2b3a-4c5d-8e7f-1a2b3c4d5e6f"))
+                   .replace(old_id, "6f9d0c1e-2b3a-4c5d-8e7f-1a2b3c4d5e6f"))
     git(daemon.root, "add", "topics/kayak.md")
     started = time.monotonic()
     git(daemon.root, "commit", "-qm", "hand: kayak")

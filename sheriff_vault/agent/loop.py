@@ -89,7 +89,8 @@ class Agent:
         instructions = SYSTEM + "\n\n" + "\n\n".join(c.strip() for c in context if c.strip())
         history = [{"role": t.role if t.role in ("user", "assistant") else "user", "content": t.content}
                    for t in tail if t.role in ("user", "assistant")]
-        response = llm.respond(self.vault, instructions=instructions, input=history + [{"role": "user", "content": message}],
+        response = llm.respond(self.vault, instructions=instructions,
+                               input=history + [{"role": "user", "content": message}],
                                tools=self.tools.specs(), effort=self.vault.config.llm.agent_reasoning_effort)
         for _ in range(self.max_tool_calls):
             calls = llm.function_calls(response)
@@ -115,6 +116,6 @@ class Agent:
         if sum(len(t.content) for t in load_buffer(self.vault)) > self.vault.config.agent.sleep_after_chars:
             from sheriff_vault.compaction.compact import sleep
 
-            result = sleep(self.vault, now=self.now())
-            reply.slept = {"commit": result.commit, "compacted": result.compacted, "wake": result.wake}
+            slept = sleep(self.vault, now=self.now())
+            reply.slept = {"commit": slept.commit, "compacted": slept.compacted, "wake": slept.wake}
         return reply

@@ -16,8 +16,8 @@ def main() -> int:
     request = json.loads(sys.stdin.read())
     folder = Path(request["skill_dir"])
     spec = importlib.util.spec_from_file_location(f"skill_{folder.name}", folder / "skill.py")
+    assert spec is not None and spec.loader is not None  # a .py file always has a loader
     module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
     spec.loader.exec_module(module)
     tools = Restricted(Toolbox(Vault(request["vault"]), repo=Path(request["repo"]), allowed=request["tools"]))
     try:

@@ -38,7 +38,8 @@ def search(vault: Vault, query: str, k: int = 2, embedder: Any = None) -> list[t
         except Exception:  # routing without the model still works on words
             sims = None
     for i, skill in enumerate(skills):
-        own = {stem(w) for w in content_words(f"{skill.name} {skill.description} {' '.join(skill.tags)} {skill.skill_id}")}
+        described = f"{skill.name} {skill.description} {' '.join(skill.tags)} {skill.skill_id}"
+        own = {stem(w) for w in content_words(described)}
         overlap = len(words & own) / (len(words) or 1)
         score = overlap + (float(sims[i]) if sims is not None else 0.0)
         if score > 0.25:

@@ -30,17 +30,18 @@ _S = {"type": "string"}
 SPECS: dict[str, tuple[str, dict]] = {
     "topics_search": ("Find the topics and dated facts that matter for a query; a time phrase in it "
                       "(last week, before you slept) restricts the window.",
-                      _obj({"query": _S, "k": {"type": "integer"}, "since": _S, "until": _S, "deep": {"type": "boolean"}},
-                           ["query"])),
-    "topics_get": ("Read whole topics by id, slug or name.", _obj({"topic_ids": {"type": "array", "items": _S}}, ["topic_ids"])),
+                      _obj({"query": _S, "k": {"type": "integer"}, "since": _S, "until": _S,
+                            "deep": {"type": "boolean"}}, ["query"])),
+    "topics_get": ("Read whole topics by id, slug or name.",
+                   _obj({"topic_ids": {"type": "array", "items": _S}}, ["topic_ids"])),
     "topics_upsert": ("Create or update a topic: name or topic_id, optional one_liner, aliases, facts, open_loops, "
                       "numbers [{key, value, unit}].",
                       _obj({"topic_id": _S, "name": _S, "one_liner": _S, "aliases": {"type": "array", "items": _S},
                             "facts": {"type": "array", "items": _S}, "open_loops": {"type": "array", "items": _S},
                             "numbers": {"type": "array", "items": {"type": "object"}}}, [])),
     "topics_link": ("Add or strengthen a link between two topics.",
-                    _obj({"from": _S, "to": _S, "type": {"type": "string", "enum": ["RELATES_TO", "DEPENDS_ON", "PART_OF",
-                                                                                     "NEXT", "PREV"]},
+                    _obj({"from": _S, "to": _S,
+                          "type": {"type": "string", "enum": ["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"]},
                           "weight_delta": {"type": "number"}}, ["from", "to"])),
     "memory_sleep": ("Compact the conversation buffer into topics now (one git commit).", _obj({}, [])),
     "memory_wake": ("Load the wake context: resume state, recent turns, memory and skills for a message.",

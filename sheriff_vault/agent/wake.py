@@ -10,6 +10,7 @@ from sheriff_vault.store.packets import InProgress, latest_packet
 from sheriff_vault.store.topics import iso
 
 if TYPE_CHECKING:
+    from sheriff_vault.retrieval.reply import RecallReply
     from sheriff_vault.store.vault import Vault
 
 
@@ -55,7 +56,8 @@ def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, bud
     tail = buffered or (packet.conversation_tail if packet else [])
     hints = packet.active_subject_hints if packet else []
     query = " ".join(p for p in (message, progress.resume_hint, " ".join(hints[:3])) if p).strip()
-    window_in_message = bool(message) and timewin.find(message, now, vault.config.timezone, slept_at=slept_at) is not None
+    window_in_message = (bool(message)
+                         and timewin.find(message, now, vault.config.timezone, slept_at=slept_at) is not None)
     shares = _shares(budget)
     recalled = None
     if query:
@@ -104,7 +106,7 @@ def _skill_manifests(vault: Vault, refs: list[str]) -> list[dict]:
 
 
 def _render(decision: str, progress: InProgress, slept_at: dt.datetime | None, minutes: float | None, tail: list[dict],
-            recalled: dict | None, skills: list[dict], shares: dict[str, int], budget: int) -> str:
+            recalled: RecallReply | None, skills: list[dict], shares: dict[str, int], budget: int) -> str:
     hint = progress.resume_hint
     if decision == "fresh-start":
         status = "No wake packet: this is a fresh start."
@@ -119,19 +121,20 @@ def _render(decision: str, progress: InProgress, slept_at: dt.datetime | None, m
         }[decision]
     parts = [f"# Wake context\n\n{_cut(status, shares['status'])}"]
     if tail:
-        lines = []
+        lines: list[str] = []
         for turn in reversed(tail):
             who = turn.get("name") or turn.get("role", "?")
             line = f"- {turn.get('role', '?')}{'' if who == turn.get('role') else ' (' + who + ')'}: " \
                    f"{' '.join(str(turn.get('content', '')).split())[:300]}"
-            if sum(len(l) + 1 for l in lines) + len(line) > shares["tail"]:
+            if sum(len(kept) + 1 for kept in lines) + len(line) > shares["tail"]:
                 break
             lines.insert(0, line)
         parts.append("## Recent conversation (oldest first)\n" + "\n".join(lines))
     if recalled:
         parts.append(recalled.markdown.rstrip())
     if skills:
-        text = "\n".join(f"- {s['skill_id']}: {s['description']} (tools: {', '.join(s['requires_tools'])})" for s in skills)
+        text = "\n".join(f"- {s['skill_id']}: {s['description']} (tools: {', '.join(s['requires_tools'])})"
+                         for s in skills)
         parts.append("## Skills you used recently\n" + _cut(text, shares["skills"]))
     return _cut("\n\n".join(parts), budget) + "\n"
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.command()
@@ -18,7 +22,7 @@ from sheriff_vault.cli.options import emit_json, get_now, json_option, now_optio
 @now_option
 @json_option
 @with_vault
-def wake(vault, message: str, budget: int | None, no_daemon: bool, now_text: str | None, as_json: bool) -> None:
+def wake(vault: Vault, message: str, budget: int | None, no_daemon: bool, now_text: str | None, as_json: bool) -> None:
     """Print the context to resume with after sleep: resume or confirm, recent turns, memory, skills."""
     from sheriff_vault.agent.wake import wake as do_wake
 
@@ -36,7 +40,7 @@ def wake(vault, message: str, budget: int | None, no_daemon: bool, now_text: str
 @click.option("--name", default="", help="Your name, kept with your turns.")
 @json_option
 @with_vault
-def ask(vault, message: tuple[str, ...], repo: Path | None, name: str, as_json: bool) -> None:
+def ask(vault: Vault, message: tuple[str, ...], repo: Path | None, name: str, as_json: bool) -> None:
     """Send one message to the agent (Responses API, see llm: in vault.yaml) and print its answer."""
     from sheriff_vault.agent.loop import Agent
 
@@ -53,7 +57,7 @@ def ask(vault, message: tuple[str, ...], repo: Path | None, name: str, as_json: 
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), help="Repository for the repo tools.")
 @click.option("--name", default="", help="Your name, kept with your turns.")
 @with_vault
-def chat(vault, repo: Path | None, name: str) -> None:
+def chat(vault: Vault, repo: Path | None, name: str) -> None:
     """Talk with the agent line by line (Ctrl-D to stop); it sleeps by itself when the buffer fills."""
     from sheriff_vault.agent.loop import Agent
     from sheriff_vault.errors import VaultError
@@ -80,7 +84,7 @@ def skills() -> None:
 @skills.command("list")
 @json_option
 @with_vault
-def skills_list(vault, as_json: bool) -> None:
+def skills_list(vault: Vault, as_json: bool) -> None:
     """List every skill with its tools."""
     from sheriff_vault.store.skills import registry
 
@@ -100,7 +104,7 @@ def skills_list(vault, as_json: bool) -> None:
 @click.option("--k", type=click.IntRange(1, 20), default=2)
 @json_option
 @with_vault
-def skills_search(vault, query: tuple[str, ...], k: int, as_json: bool) -> None:
+def skills_search(vault: Vault, query: tuple[str, ...], k: int, as_json: bool) -> None:
     """Show the skills that fit a request."""
     from sheriff_vault.agent.skills import search
 
@@ -117,7 +121,7 @@ def skills_search(vault, query: tuple[str, ...], k: int, as_json: bool) -> None:
 @click.option("--args", "args_json", default="{}", help="Arguments as a JSON object.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), help="Repository for the repo tools.")
 @with_vault
-def skills_run(vault, skill_id: str, args_json: str, repo: Path | None) -> None:
+def skills_run(vault: Vault, skill_id: str, args_json: str, repo: Path | None) -> None:
     """Run a skill and print its JSON result."""
     from sheriff_vault.agent.skills import run
 

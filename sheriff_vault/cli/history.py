@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import click
@@ -9,13 +10,16 @@ import click
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
 
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
 
 @cli.command("history")
 @click.argument("topic")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), metavar="N", help="Only the N newest commits.")
 @json_option
 @with_vault
-def history_cmd(vault, topic: str, limit: int | None, as_json: bool) -> None:
+def history_cmd(vault: Vault, topic: str, limit: int | None, as_json: bool) -> None:
     """Show every commit that changed TOPIC, newest first (renames are followed).
 
     TOPIC is an id, slug, name or alias; a deleted topic is found by its slug or old name. Each
@@ -47,7 +51,7 @@ def history_cmd(vault, topic: str, limit: int | None, as_json: bool) -> None:
 @now_option
 @json_option
 @with_vault
-def diff_cmd(vault, since: str, until: str | None, now_text: str | None, as_json: bool) -> None:
+def diff_cmd(vault: Vault, since: str, until: str | None, now_text: str | None, as_json: bool) -> None:
     """What memory learned in a time window: facts added, removed and changed, grouped by topic.
 
     Counts the commits dated inside the window (sleep dates its commit by the conversation's time)

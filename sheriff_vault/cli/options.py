@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    pass
+    from sheriff_vault.store.vault import Vault
 
 
 def vault_option(f: Callable) -> Callable:
@@ -29,7 +29,7 @@ def now_option(f: Callable) -> Callable:
                         help="Pretend the current time is this (ISO-8601, e.g. 2023-05-08T13:56:00Z).")(f)
 
 
-def get_vault(vault_path: Path | None) -> Any:
+def get_vault(vault_path: Path | None) -> Vault:
     """The vault a command works on; a change a crash left half done is finished or rolled back first."""
     from sheriff_vault.store.vault import find_vault
 

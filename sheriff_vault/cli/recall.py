@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.command()
@@ -18,15 +22,16 @@ from sheriff_vault.cli.options import emit_json, get_now, json_option, now_optio
 @click.option("--since", metavar="PHRASE", help="Only memory from this time on, e.g. 'last week' or 2023-05-01.")
 @click.option("--until", metavar="PHRASE", help="Only memory up to the end of this time, e.g. yesterday.")
 @click.option("--budget", type=click.IntRange(100, 10_000_000), help="Characters of Markdown to print.")
-@click.option("--as-of", "as_of", metavar="WHEN", help="Answer from the vault as it was then: a phrase, date or commit.")
+@click.option("--as-of", "as_of", metavar="WHEN",
+              help="Answer from the vault as it was then: a phrase, date or commit.")
 @click.option("--explain", is_flag=True, help="Show the triggers, the time window and every score signal.")
 @click.option("--no-daemon", is_flag=True, help="Answer in this process even if `vault watch` runs.")
 @now_option
 @json_option
 @with_vault
-def recall(vault, query: tuple[str, ...], tail_file, k: int | None, deep: bool, since: str | None,
-           until: str | None, budget: int | None, as_of: str | None, explain: bool, no_daemon: bool,
-           now_text: str | None, as_json: bool) -> None:
+def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: int | None, deep: bool,
+           since: str | None, until: str | None, budget: int | None, as_of: str | None, explain: bool,
+           no_daemon: bool, now_text: str | None, as_json: bool) -> None:
     """Print the topics and facts that matter for QUERY (use - to read it from stdin).
 
     Output is Markdown ready to paste into a prompt; memory is a dated record to verify, not an
@@ -61,7 +66,7 @@ def recall(vault, query: tuple[str, ...], tail_file, k: int | None, deep: bool, 
 @click.option("--path", "paths", multiple=True, help="Only re-read these files (vault-relative).")
 @json_option
 @with_vault
-def index_cmd(vault, rebuild: bool, show_status: bool, paths: tuple[str, ...], as_json: bool) -> None:
+def index_cmd(vault: Vault, rebuild: bool, show_status: bool, paths: tuple[str, ...], as_json: bool) -> None:
     """Bring the search index up to date with the files (it is a cache; the files are the truth)."""
     from sheriff_vault.daemon import client
 
@@ -105,7 +110,7 @@ def _print_stats(stats: dict, as_json: bool) -> None:
 @click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
 @json_option
 @with_vault
-def watch(vault, foreground: bool, show_status: bool, do_stop: bool, as_json: bool) -> None:
+def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, as_json: bool) -> None:
     """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
 
     Starts in the background; logs go to .vault/logs/daemon.log.
@@ -147,7 +152,7 @@ def hook() -> None:
 @hook.command("post-commit")
 @click.option("--commit", "sha", help="The commit to reindex (default HEAD).")
 @with_vault
-def hook_post_commit(vault, sha: str | None) -> None:
+def hook_post_commit(vault: Vault, sha: str | None) -> None:
     """Reindex the files a commit changed: through the daemon if it runs, else here. Never fails."""
     from sheriff_vault.daemon.freshness import after_commit
 

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.command()
@@ -18,7 +22,7 @@ from sheriff_vault.cli.options import emit_json, get_now, json_option, now_optio
 @now_option
 @json_option
 @with_vault
-def note(vault, role: str, text: tuple[str, ...], name: str, turn_id: str, now_text: str | None,
+def note(vault: Vault, role: str, text: tuple[str, ...], name: str, turn_id: str, now_text: str | None,
          as_json: bool) -> None:
     """Append one turn to the vault's conversation buffer (.vault/buffer.jsonl); use - for stdin."""
     from sheriff_vault.store.buffer import Turn, append_turns
@@ -43,7 +47,7 @@ def note(vault, role: str, text: tuple[str, ...], name: str, turn_id: str, now_t
 @now_option
 @json_option
 @with_vault
-def sleep_cmd(vault, buffer: Path | None, extractor: str | None, dry_run: bool, now_text: str | None,
+def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, now_text: str | None,
               as_json: bool) -> None:
     """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
 

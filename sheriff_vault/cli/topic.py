@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.errors import VaultError
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.group()
@@ -25,8 +30,8 @@ def topic() -> None:
 @now_option
 @json_option
 @with_vault
-def topic_new(vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...], one_liner: str, evergreen: bool,
-              no_commit: bool, now_text: str | None, as_json: bool) -> None:
+def topic_new(vault: Vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...], one_liner: str,
+              evergreen: bool, no_commit: bool, now_text: str | None, as_json: bool) -> None:
     """Create a topic called NAME and commit it."""
     from sheriff_vault.store.edits import create_topic
 
@@ -47,7 +52,7 @@ def topic_new(vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...]
 @click.option("--no-commit", is_flag=True, help="Write the file but do not commit it.")
 @json_option
 @with_vault
-def topic_link(vault, src: str, dst: str, edge_type: str, weight: float, no_commit: bool, as_json: bool) -> None:
+def topic_link(vault: Vault, src: str, dst: str, edge_type: str, weight: float, no_commit: bool, as_json: bool) -> None:
     """Add (or strengthen) a `related` edge from topic SRC to topic DST; deep recall follows it."""
     from sheriff_vault.store.edits import link_topics
 
@@ -62,7 +67,7 @@ def topic_link(vault, src: str, dst: str, edge_type: str, weight: float, no_comm
 @click.argument("ref")
 @json_option
 @with_vault
-def topic_show(vault, ref: str, as_json: bool) -> None:
+def topic_show(vault: Vault, ref: str, as_json: bool) -> None:
     """Print a topic found by id, slug, name or alias."""
     found = vault.topics.get(ref)
     if as_json:
@@ -75,9 +80,9 @@ def topic_show(vault, ref: str, as_json: bool) -> None:
 @topic.command("list")
 @json_option
 @with_vault
-def topic_list(vault, as_json: bool) -> None:
+def topic_list(vault: Vault, as_json: bool) -> None:
     """List every topic, newest first; unreadable files are reported and skipped."""
-    problems = []
+    problems: list[VaultError] = []
     topics = vault.topics.all(on_error=problems.append)
     topics.sort(key=lambda t: (t.last_seen.timestamp() if t.last_seen else 0, t.slug), reverse=True)
     if as_json:
@@ -97,7 +102,7 @@ def topic_list(vault, as_json: bool) -> None:
 @click.argument("ref")
 @click.option("--no-commit", is_flag=True, help="Leave the change uncommitted.")
 @with_vault
-def topic_edit(vault, ref: str, no_commit: bool) -> None:
+def topic_edit(vault: Vault, ref: str, no_commit: bool) -> None:
     """Open a topic in $EDITOR; when you close it, check it and commit the change."""
     from sheriff_vault.store.edits import commit_edit
     from sheriff_vault.store.topics import Topic

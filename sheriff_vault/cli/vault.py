@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from sheriff_vault.cli.group import cli
 from sheriff_vault.cli.options import emit_json, get_now, get_vault, json_option, now_option, vault_option
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.command()
@@ -78,7 +81,7 @@ def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, pref
         click.echo(f"{start} .. {end}   {window.phrase!r} = {window.label(zone)}")
 
 
-def _optional_vault(vault_path: Path | None) -> Any:
+def _optional_vault(vault_path: Path | None) -> Vault | None:
     from sheriff_vault.errors import VaultNotFound
 
     try:

@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from sheriff_vault.store.topics import Topic, iso
 from sheriff_vault.text import norm, truncate
 
 if TYPE_CHECKING:
+    from sheriff_vault.config import Config
     from sheriff_vault.store.vault import Vault
 
 log = logging.getLogger("sheriff_vault.sleep")
@@ -249,7 +250,7 @@ def _redacted(turn: Turn, files: dict[str, str]) -> Turn:
     return Turn(turn.role, f"[held back: see {rel}]", turn.at, turn.id, turn.name)
 
 
-def _plan(vault: Vault, extraction: Extraction, snap: Any, conv_rel: str, now: dt.datetime, cfg: Any,
+def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, now: dt.datetime, cfg: Config,
           tz: str) -> tuple[dict[str, Change], list[str]]:
     """Match candidates to topics and apply them to in-memory copies of the topic files."""
     targets = targets_from(snap)
@@ -336,7 +337,7 @@ def _wake_packet(vault: Vault, extraction: Extraction, changes: dict[str, Change
         salience[change.topic.id] = sum(c.salience for c in change.candidates) / total
     tau = vault.config.retrieval.tau_days
     decay = vault.config.sleep.utility_decay
-    scored = []
+    scored: list[tuple[float, str, dt.datetime | None]] = []
     for change in changes.values():
         t = change.topic
         scored.append((max(effective_utility(t, now, decay), 0) + 1, t.id, t.last_seen))
@@ -346,8 +347,8 @@ def _wake_packet(vault: Vault, extraction: Extraction, changes: dict[str, Change
             util = row.utility * decay ** max(0.0, (now - last).total_seconds() / 86400)
             scored.append((util + 1, row.topic_id, last))
     ranked = []
-    for util, topic_id, last in scored:
-        age = max(0.0, (now - (last or now)).total_seconds() / 86400)
+    for util, topic_id, seen in scored:
+        age = max(0.0, (now - (seen or now)).total_seconds() / 86400)
         ranked.append((util * np.exp(-age / tau) * (0.1 + salience.get(topic_id, 0.0)), topic_id))
     ranked.sort(key=lambda x: -x[0])
     return WakePacket(now, [t.to_json() for t in tail], [s["hint"] for s in extraction.subjects[:5]],

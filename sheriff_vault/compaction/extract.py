@@ -12,7 +12,7 @@ import datetime as dt
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,7 +48,8 @@ DONE = re.compile(r"\b(?:all done|done now|it'?s done|finished|completed|all tes
                   r"merged|resolved|fixed it|works now)\b", _I)
 BLOCKED = re.compile(r"\b(?:blocked|waiting (?:for|on)|need (?:you|your) to|can'?t proceed|cannot proceed|"
                      r"need (?:your )?(?:permission|approval|access))\b", _I)
-DEPENDS = re.compile(r"\b(?:depends on|dependent on|requires|blocked by|needs? (?:the |a )?([\w\- ]{3,40}?) first)\b", _I)
+DEPENDS = re.compile(r"\b(?:depends on|dependent on|requires|blocked by|"
+                     r"needs? (?:the |a )?([\w\- ]{3,40}?) first)\b", _I)
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|planning|next|tomorrow|soon|upcoming|"
                     r"can'?t wait|looking forward)\b", _I)
 PAST = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|made|took|been|ago|yesterday|last)\b", _I)
@@ -56,8 +57,8 @@ REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i ne
                      r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
 LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|wow|whoa|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|haha|cool|great|"
-                     r"awesome|nice|so|well|thanks|thank you|thanks so much|congrats|totally|absolutely|exactly)\b[,!.]*\s+)+",
-                     _I)
+                     r"awesome|nice|so|well|thanks|thank you|thanks so much|congrats|totally|absolutely|exactly)"
+                     r"\b[,!.]*\s+)+", _I)
 BACK_REFERENCE = re.compile(r"^(?:it|that|this|they|them|he|she|which|those|these)\b", _I)
 NUMBER = re.compile(
     r"(?P<cur>[$€£])\s?(?P<cv>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|bn|million|billion)?\b"
@@ -142,7 +143,7 @@ class Extraction:
 
 
 def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], np.ndarray], tz: str = "UTC",
-            known_skills: list[str] = ()) -> Extraction:
+            known_skills: Sequence[str] = ()) -> Extraction:
     """Candidates for the compacted slice `turns`; `tail` only informs mid-task state and skill refs."""
     speakers = {t.speaker for t in turns if t.role in ("user", "assistant")}
     mid_names = {n for t in turns for n in proper_names(t.content)}
@@ -183,7 +184,7 @@ def _units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
             alone = "loop" in flags
             last = chunks[-1] if chunks else None
             joins = last and BACK_REFERENCE.match(sent) and sum(map(len, last[0])) + len(sent) < FOLLOW_UP_CHARS
-            if joins and not alone and "loop" not in last[1]:
+            if last is not None and joins and not alone and "loop" not in last[1]:
                 last[0].append(sent)
                 last[1].update(flags)
             else:
@@ -235,7 +236,7 @@ def _question_before(previous: Turn | None, turn: Turn) -> str | None:
     return sents[-1] if sents and sents[-1].endswith("?") else None
 
 
-def _flags(sent: str, turn: Turn, position: int, ignore: set[str] = frozenset()) -> set[str]:
+def _flags(sent: str, turn: Turn, position: int, ignore: Container[str] = frozenset()) -> set[str]:
     flags: set[str] = set()
     words_ = [w for w in content_words(sent) if w not in ignore]
     is_question = sent.rstrip().endswith("?")
@@ -269,7 +270,7 @@ def _flags(sent: str, turn: Turn, position: int, ignore: set[str] = frozenset())
     return flags
 
 
-def _informative(sent: str, words_: list[str], ignore: set[str] = frozenset()) -> bool:
+def _informative(sent: str, words_: list[str], ignore: Container[str] = frozenset()) -> bool:
     """A sentence made only of everyday words ("It's all worth it in the end") tells memory nothing;
     one with an uncommon word, a name, a number or a time does."""
     names = [n for n in proper_names(sent) if n.lower() not in ignore]
@@ -353,7 +354,7 @@ def _cluster(units: list[Unit], turns: list[Turn], encode: Callable[[list[str]],
     the party"), and each unit goes to the subject of its turn."""
     talk = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
     vecs = encode([u.text for u in units] + [t.content[:600] for t in talk])
-    for unit, vec in zip(units, vecs):
+    for unit, vec in zip(units, vecs, strict=False):  # vecs goes on with the turns' vectors
         unit.vec = vec
     turn_vecs = vecs[len(units):]
     bags = [{stem(w) for w in content_words(t.content)} for t in talk]
@@ -406,7 +407,8 @@ def _valleys(gaps: list[float]) -> set[int]:
 
 
 def _unit_mean(units: list[Unit]) -> np.ndarray:
-    return _norm_vec(sum(u.vec for u in units))
+    vecs = [u.vec for u in units if u.vec is not None]  # _cluster gave every unit its vector
+    return _norm_vec(sum(vecs[1:], vecs[0]))
 
 
 def _norm_vec(v: np.ndarray) -> np.ndarray:
@@ -476,7 +478,7 @@ def in_progress(turns: list[Turn], tz: str) -> InProgress:
 _SKILL_REF = re.compile(r"\bskill[:/]([a-z][\w\-]*)", _I)
 
 
-def skill_refs(turns: list[Turn], known: list[str] = ()) -> list[str]:
+def skill_refs(turns: list[Turn], known: Sequence[str] = ()) -> list[str]:
     """skill:<id> mentions, skills named in tool calls, and known skill ids that come up, newest first."""
     found: list[str] = []
     known_set = {k.lower() for k in known}

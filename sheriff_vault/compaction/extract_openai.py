@@ -138,7 +138,8 @@ def _reply_json(vault: Vault, response: Any) -> dict[str, Any]:
 def check(value: Any, schema: dict[str, Any], path: str = "reply") -> str:
     """The first place `value` breaks `schema` (the subset SCHEMA uses), or "" when it fits."""
     kind = schema["type"]
-    types = {"object": dict, "array": list, "string": str, "boolean": bool, "number": (int, float)}
+    types: dict[str, type[Any] | tuple[type[Any], ...]] = {"object": dict, "array": list, "string": str,
+                                                           "boolean": bool, "number": (int, float)}
     if not isinstance(value, types[kind]) or (kind == "number" and isinstance(value, bool)):
         return f"{path} should be a {kind}"
     if value not in schema.get("enum", [value]):
@@ -245,10 +246,10 @@ def _embed(candidates: list[Candidate], encode: Encode) -> None:
     units = [u for c in candidates for u in c.units]
     if not units:
         return
-    for unit, vec in zip(units, np.asarray(encode([u.text for u in units]), dtype=np.float32)):
+    for unit, vec in zip(units, np.asarray(encode([u.text for u in units]), dtype=np.float32), strict=True):
         unit.vec = vec
     for cand in candidates:
-        mean = np.mean([u.vec for u in cand.units], axis=0)
+        mean = np.mean([u.vec for u in cand.units if u.vec is not None], axis=0)
         cand.vector = (mean / (np.linalg.norm(mean) or 1.0)).astype(np.float32)
 
 

@@ -67,7 +67,7 @@ class Change:
         return list(dict.fromkeys(t for c in self.candidates for t in c.turn_ids))
 
     def summary(self) -> list[str]:
-        lines = [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {l}" for l in self.loops]
+        lines = [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
         lines += [f"+ event: {e}" for e in self.events] + [f"closed loop: {c}" for c in self.closed]
         lines += [f"+ alias: {a}" for a in self.aliases] + [f"number: {n}" for n in self.numbers]
         lines += [f"link: {e}" for e in self.edges]
@@ -94,7 +94,7 @@ def targets_from(snap: Snapshot) -> list[Target]:
     rows: dict[str, list[int]] = {}
     heads: dict[str, int] = {}
     for i, doc_id in enumerate(snap.vec_ids):
-        doc = snap.docs.get(doc_id)
+        doc = snap.docs.get(doc_id) if doc_id is not None else None
         if doc is None:
             continue
         if doc.kind == "topic":
@@ -177,7 +177,10 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         for unit in cand.units:
             mentions += 1
             latest = max(latest, unit.at) if latest else unit.at
-            kind = "loop" if "loop" in unit.flags else "event" if (unit.event_day or "decision" in unit.flags) else "fact"
+            if "loop" in unit.flags:
+                kind = "loop"
+            else:
+                kind = "event" if (unit.event_day or "decision" in unit.flags) else "fact"
             when = unit.event_day if (kind == "event" and unit.event_day) else unit.at
             key = _key(unit.fact)
             if key in existing:
@@ -247,7 +250,7 @@ def link(changes: dict[str, Change], order: list[str], depends: dict[str, list[t
         src.edge_ops.append((dst_id, kind, weight))
         src.edges.append(f"{kind} {dst_name}")
 
-    for a, b in zip(order, order[1:]):
+    for a, b in zip(order, order[1:], strict=False):
         add(a, changes[b].topic.id, changes[b].topic.name, "NEXT", 1.0)
         add(b, changes[a].topic.id, changes[a].topic.name, "PREV", 1.0)
     ents = {p: {e for c in ch.candidates for e in c.entities} for p, ch in changes.items()}

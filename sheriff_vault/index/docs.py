@@ -153,7 +153,7 @@ TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "fir
 
 
 def topic_from_row(row: tuple) -> TopicRow:
-    d = dict(zip(TOPIC_FIELDS, row))
+    d = dict(zip(TOPIC_FIELDS, row, strict=True))
     for key in ("aliases", "related", "skills", "item_windows"):
         d[key] = json.loads(d[key])
     d["evergreen"] = bool(d["evergreen"])
@@ -216,7 +216,7 @@ def event_docs(rel: str, text: str) -> FileDocs:
     at = parse_time(post.get("at"))
     if not at or not post.get("topic_id"):
         raise ValueError("event file needs `topic_id` and `at` in its frontmatter")
-    summary = " ".join(l.strip().lstrip("-* ").strip() for l in post.content.splitlines() if l.strip())
+    summary = " ".join(line.strip().lstrip("-* ").strip() for line in post.content.splitlines() if line.strip())
     row = EventRow(rel, str(post.get("topic_id")), str(post.get("topic") or ""), iso(at), summary[:2000],
                    str(post.get("turns") or ""), str(post.get("conversation") or ""))
     return FileDocs(rel, event=row)

@@ -120,7 +120,7 @@ class Index:
     def lock(self, timeout: float = 120.0) -> FileLock:
         return FileLock(self.vault.cache / "index.lock", what="search index", timeout=timeout)
 
-    def _open_parts(self) -> None:
+    def _open_parts(self) -> sqlite3.Connection:
         import tantivy
 
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -129,7 +129,8 @@ class Index:
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(f"""
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-            CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha1 TEXT, error TEXT);
+            CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha1 TEXT,
+                error TEXT);
             CREATE TABLE IF NOT EXISTS docs (doc_id TEXT PRIMARY KEY, kind TEXT, path TEXT, topic_path TEXT, text TEXT,
                 topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, vec TEXT);
             CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
@@ -147,6 +148,7 @@ class Index:
         self._db = db
         (self.folder / "tantivy").mkdir(exist_ok=True)
         self._tindex = tantivy.Index(_schema(), path=str(self.folder / "tantivy"), reuse=True)
+        return db
 
     def open(self) -> Index:
         """Open the index, rebuilding it (with a one-line warning) if it is missing or unreadable."""
@@ -157,9 +159,9 @@ class Index:
         try:
             if has_db != has_tantivy:
                 raise _Corrupt("half of it is missing")
-            self._open_parts()
+            db = self._open_parts()
             if has_db:
-                self._db.execute("SELECT count(*) FROM docs").fetchone()
+                db.execute("SELECT count(*) FROM docs").fetchone()
         except (_Corrupt, sqlite3.DatabaseError, ValueError, OSError) as exc:
             self.close()
             self.log(f"warning: the search index was unreadable ({exc}); rebuilding it from the files")
@@ -326,14 +328,15 @@ class Index:
         base = self._snapshot
         if base is not None and (base.generation != self.generation or self.meta("vectors_missing") == "1"):
             base = None  # another writer got here first, or old documents are about to get vectors
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', ?)", (json.dumps(sorted(set(changed) | set(removed))),))
+        pending = json.dumps(sorted(set(changed) | set(removed)))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', ?)", (pending,))
         db.commit()
         read = self._read_all(changed, on_disk, progress)
         known_sha = dict(db.execute("SELECT path, sha1 FROM files"))
         content_changed = [p for p in changed if read[p][0] is None or read[p][0] != known_sha.get(p)]
-        stats.warnings += [read[rel][1] for rel in changed if read[rel][1]]
+        stats.warnings += [problem for rel in changed if (problem := read[rel][1])]
         stats.changed, stats.removed = content_changed, removed
-        parsed = [read[p][2] for p in content_changed if read[p][2] is not None]
+        parsed = [file_docs for p in content_changed if (file_docs := read[p][2]) is not None]
         new_docs = [d for f in parsed for d in f.docs]
         topics_by_path = {f.path: f.topic for f in parsed if f.topic}
         events = [f.event for f in parsed if f.event]
@@ -469,7 +472,7 @@ class Index:
             vec_ids = [d for d, h in hashes.items() if h in rows]
             if vec_ids:
                 buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
-                matrix = cache.matrix(np.array([rows[hashes[d]] for d in vec_ids], dtype=np.int64),
+                matrix = cache.matrix(np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64),
                                       out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
         self._tindex.reload()
@@ -538,7 +541,7 @@ class Index:
         above = np.flatnonzero(scores > kth)
         top = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
         top = top[np.lexsort((top, -scores[top]))]
-        return [(snap.vec_ids[i], float(scores[i])) for i in top]  # type: ignore[misc]
+        return [(snap.vec_ids[i], float(scores[i])) for i in top]
 
     def status(self) -> dict:
         snap = self.snapshot()

@@ -271,7 +271,7 @@ def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail
         for doc_id in update.gone:
             row_of.pop(doc_id, None)
         for i in range(len(base.vec_ids), len(vec_ids)):
-            doc_id = vec_ids[i]
-            if doc_id is not None:
-                row_of[doc_id] = i
+            added_id = vec_ids[i]
+            if added_id is not None:
+                row_of[added_id] = i
     return vec_ids, matrix, dead, row_of, tail

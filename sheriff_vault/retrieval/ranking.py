@@ -31,7 +31,7 @@ MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
 TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
-_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)  # a topic scoring under this share of the best one is noise, not context
+_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
 def people_in(query: str, snap: Snapshot) -> set[str]:
@@ -241,7 +241,7 @@ class _Ranker:
             self.window_topics |= self.snap.times.topics_in(self.window.start, self.window.end)
 
     def doc_in_window(self, doc: Doc) -> bool:
-        return bool(self.window) and any(self.window.overlaps(a, b) for a, b in doc.windows())
+        return self.window is not None and any(self.window.overlaps(a, b) for a, b in doc.windows())
 
     def doc_rel(self, doc_id: str) -> tuple[float, float, float]:
         w = self.cfg.weights
@@ -420,7 +420,7 @@ def _attach_events(snap: Snapshot, chosen: list[TopicHit], window: timewin.Windo
 
 
 def _skills(snap: Snapshot, ranker: _Ranker, k: int) -> list[dict]:
-    found = []
+    found: list[dict[str, Any]] = []
     for doc_id in set(ranker.bm25) | set(ranker.cos):
         doc = snap.docs.get(doc_id)
         if doc is not None and doc.kind == "skill":

@@ -113,21 +113,23 @@ class RecallResult:
         return "\n".join(lines) + "\n"
 
     def explain(self) -> str:
-        out = [f"mode: {self.mode}", "triggers: " + (", ".join(f"{t.name} ({t.evidence!r})" for t in self.triggers) or "none")]
+        triggers = ", ".join(f"{t.name} ({t.evidence!r})" for t in self.triggers) or "none"
+        out = [f"mode: {self.mode}", "triggers: " + triggers]
         if self.window:
             w = self.window
             out.append(f"window: {timewin.to_iso(w.start) if w.start else '(open)'} .. "
                        f"{timewin.to_iso(w.end) if w.end else '(open)'} from {w.phrase!r} = {w.label(self.tz)}")
         else:
             out.append("window: none")
-        for w in self.warnings:
-            out.append(f"warning: {w}")
+        for warning in self.warnings:
+            out.append(f"warning: {warning}")
         out.append("candidates (score = relevance x (1 + utility_boost) x recency x window):")
         for c in self.candidates or self.topics:
             s = c.signals
-            out.append(f"  {c.score:7.4f}  {c.name[:40]:<40} rel={s.get('relevance', 0):.3f} bm25={s.get('bm25', 0):.3f} "
-                       f"emb={s.get('embedding', 0):.3f} alias={s.get('alias', 0):.2f} util={s.get('utility_boost', 0):.3f} "
-                       f"rec={s.get('recency', 0):.3f} win={s.get('window', 1):.2f}"
+            out.append(f"  {c.score:7.4f}  {c.name[:40]:<40} rel={s.get('relevance', 0):.3f} "
+                       f"bm25={s.get('bm25', 0):.3f} emb={s.get('embedding', 0):.3f} alias={s.get('alias', 0):.2f} "
+                       f"util={s.get('utility_boost', 0):.3f} rec={s.get('recency', 0):.3f} "
+                       f"win={s.get('window', 1):.2f}"
                        + (f" via {s['expanded_from']}" if s.get("expanded_from") else "")
                        + (" [selected]" if s.get("selected") else ""))
         return "\n".join(out)
@@ -145,10 +147,6 @@ class RecallResult:
             "warnings": self.warnings,
             "candidates": [c.to_json() | {"facts": []} for c in self.candidates],
         }
-
-
-def _round(d: dict) -> dict:
-    return {k: round(v, 4) if isinstance(v, float) else v for k, v in d.items()}
 
 
 def _round(d: dict) -> dict:

@@ -269,7 +269,9 @@ def _moment(vault: Vault, text: str, now: dt.datetime | None) -> dt.datetime:
                               hint=f"give a commit (abc1234, HEAD~3, a branch or tag) or a time; {exc.hint}") from None
     if win.end is None:
         return now
-    return win.start if win.granularity == "instant" else win.end - dt.timedelta(seconds=1)
+    if win.granularity == "instant" and win.start is not None:
+        return win.start
+    return win.end - dt.timedelta(seconds=1)
 
 
 def _info(line: str) -> gitlog.CommitInfo:
@@ -326,7 +328,8 @@ def _prune(base: Path, keep: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = None, **recall_kwargs: Any) -> RecallReply:
+def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = None,
+                 **recall_kwargs: Any) -> RecallReply:
     """Recall from the vault as it was at `when`; the same reply as daemon.client.recall().
 
     The old files get their own index but share the live vault's embedding cache, so text that has

@@ -9,16 +9,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 MEMORY = re.compile(
-    r"\b(remember(?:s|ed)?|recall(?:ed)?|last time|(?:we|you|i)\s+(?:spoke|talked|chatted|discussed|agreed|decided|said|"
-    r"mentioned|told)|you (?:told|said|mentioned)|as (?:we|i) (?:said|discussed)|previously|earlier|before you slept|"
+    r"\b(remember(?:s|ed)?|recall(?:ed)?|last time|"
+    r"(?:we|you|i)\s+(?:spoke|talked|chatted|discussed|agreed|decided|said|mentioned|told)|"
+    r"you (?:told|said|mentioned)|as (?:we|i) (?:said|discussed)|previously|earlier|before you slept|"
     r"did we|have we|we (?:were|had) (?:talking|working) on|back when|do you know what)\b", re.I)
 SWITCH = re.compile(
     r"(?:^|[.!?]\s+|\b)(anyway|anyhow|separately|new thing|new topic|on another note|switching gears|unrelated(?:ly)?|"
     r"by the way|btw|changing (?:the )?(?:topic|subject)|different question|one more thing|moving on)\b", re.I)
 DEBUG = re.compile(
-    r"(Traceback \(most recent call last\)|^\s+File \".+\", line \d+|^\s+at [\w.$<>]+\(.*:\d+\)|\b\w+(?:Error|Exception):|"
+    r"(Traceback \(most recent call last\)|^\s+File \".+\", line \d+|^\s+at [\w.$<>]+\(.*:\d+\)|"
+    r"\b\w+(?:Error|Exception):|"
     r"\bsame (?:error|failure|bug|issue|problem|crash|exception)\b|\b(?:failing|broken|crashing) again\b|"
-    r"\bstill (?:failing|broken|crashing)\b|\bkeeps? (?:failing|crashing)\b|\bseen this (?:error|before)\b)", re.I | re.M)
+    r"\bstill (?:failing|broken|crashing)\b|\bkeeps? (?:failing|crashing)\b|\bseen this (?:error|before)\b)",
+    re.I | re.M)
 ENTITY = re.compile(
     r"\"([^\"]{2,60})\"|`([^`]{2,60})`|\b([\w-]+\.(?:py|js|ts|md|json|yaml|yml|toml|go|rs|java|rb|sh))\b|"
     r"\b([a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w+|[A-Z][a-z]+[A-Z]\w*)\b|(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]{2,}(?:\s+[A-Z][a-zA-Z]+)*)")

@@ -57,6 +57,9 @@ class Turn:
         return out
 
 
+_LINE_HINT = 'each line must be one JSON object like {"role": "user", "content": "..."}'
+
+
 def parse_jsonl(text: str, source: str = "<stdin>") -> list[Turn]:
     turns = []
     for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 inside a string is content
@@ -66,10 +69,10 @@ def parse_jsonl(text: str, source: str = "<stdin>") -> list[Turn]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConversationFormatError(f"not valid JSON: {exc.msg}", path=source, line=n,
-                                          hint='each line must be one JSON object like {"role": "user", "content": "..."}') from None
+                                          hint=_LINE_HINT) from None
         except RecursionError:
             raise ConversationFormatError("JSON nested too deeply", path=source, line=n,
-                                          hint='each line must be one JSON object like {"role": "user", "content": "..."}') from None
+                                          hint=_LINE_HINT) from None
         turns.append(_turn_from(data, source, n))
     return turns
 
@@ -87,8 +90,9 @@ def _turn_from(data: Any, source: str, n: int) -> Turn:
     if not isinstance(content, str):
         raise ConversationFormatError("`content` must be text", path=source, line=n)
     if len(content) > MAX_TURN_CHARS:
-        raise ConversationFormatError(f"turn is {len(content) // 1024} KB, over the {MAX_TURN_CHARS // 1048576} MB limit",
-                                      path=source, line=n, hint="split it into several turns")
+        raise ConversationFormatError(
+            f"turn is {len(content) // 1024} KB, over the {MAX_TURN_CHARS // 1048576} MB limit",
+            path=source, line=n, hint="split it into several turns")
     at = None
     if data.get("at"):
         try:
@@ -198,7 +202,8 @@ def _escape_headings(text: str) -> str:
     """A turn that itself contains `## 12:00 - user` lines must not split into fake turns; one
     more backslash on such a line (escaped or not) is what parse_markdown takes off again.
     Split on newlines only: a CR or U+2028 inside a turn is its content."""
-    return "\n".join(("\\" + l) if _HEADING.match(l) or _escaped_heading(l) else l for l in text.split("\n"))
+    return "\n".join(("\\" + line) if _HEADING.match(line) or _escaped_heading(line) else line
+                     for line in text.split("\n"))
 
 
 def _escaped_heading(line: str) -> bool:

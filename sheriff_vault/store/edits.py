@@ -62,7 +62,7 @@ def upsert_topic(vault: Vault, update: dict[str, Any], *, now: dt.datetime, comm
                 if ref and not name:
                     raise
         created = topic is None
-        if created:
+        if topic is None:
             if not name:
                 raise VaultError("a new topic needs a name", hint="pass name, or topic_id of an existing topic")
             topic = vault.topics.create(name, one_liner=str(update.get("one_liner") or ""), now=now)

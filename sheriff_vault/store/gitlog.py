@@ -13,8 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sheriff_vault.errors import GitError
+
+if TYPE_CHECKING:
+    import git
 
 FALLBACK_NAME = "Sheriff Vault"
 FALLBACK_EMAIL = "vault@localhost"
@@ -30,11 +34,12 @@ class CommitInfo:
     body: str = ""
 
     def to_json(self) -> dict:
-        return {"sha": self.sha, "at": self.at.strftime("%Y-%m-%dT%H:%M:%SZ"), "subject": self.subject, "body": self.body}
+        return {"sha": self.sha, "at": self.at.strftime("%Y-%m-%dT%H:%M:%SZ"), "subject": self.subject,
+                "body": self.body}
 
 
 @contextmanager
-def _repo(root: Path) -> Iterator[object]:
+def _repo(root: Path) -> Iterator[git.Repo]:
     import git
 
     try:
@@ -203,7 +208,7 @@ def parent(root: Path, sha: str) -> str | None:
 
 
 def status_porcelain(root: Path) -> list[str]:
-    return [l for l in _run(root, "status", "--porcelain").splitlines() if l.strip()]
+    return [line for line in _run(root, "status", "--porcelain").splitlines() if line.strip()]
 
 
 def log_stat(root: Path, limit: int = 20) -> str:

@@ -15,7 +15,8 @@ from sheriff_vault.errors import UnsafeContent
 _I = re.IGNORECASE
 PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ("prompt_injection", "ignore previous instructions",
-     re.compile(r"\b(?:ignore|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions|prompts?|rules|messages)", _I)),
+     re.compile(r"\b(?:ignore|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|preceding)"
+                r"\s+(?:instructions|prompts?|rules|messages)", _I)),
     # The role must follow "you are now" directly or after hijack adjectives only, so "you are now
     # a travel agent" or "a model employee" stay ordinary talk while "a helpful AI assistant" does not.
     ("role_hijack", "you are now <another role>",
@@ -30,11 +31,13 @@ PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ("system_prompt_override", "system prompt override",
      re.compile(r"\bsystem\s+prompt\s+(?:override|overwrite|replacement)|\boverride\s+(?:the\s+)?system\s+prompt", _I)),
     ("disregard_rules", "disregard your rules",
-     re.compile(r"\bdisregard\s+(?:all\s+|any\s+)?(?:your|the|previous|prior)?\s*(?:instructions|rules|guidelines|guardrails)", _I)),
+     re.compile(r"\bdisregard\s+(?:all\s+|any\s+)?(?:your|the|previous|prior)?"
+                r"\s*(?:instructions|rules|guidelines|guardrails)", _I)),
     ("exfiltration", "curl/wget with a secret variable",
      re.compile(r"\b(?:curl|wget|nc|http)\b[^\n]*\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API)\w*", _I)),
     ("read_secrets", "reading .env or credential files",
-     re.compile(r"\b(?:cat|less|more|head|tail|type|base64|scp|cp)\s+[^\n]*(?:\.env\b|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_rsa|id_ed25519|/etc/shadow)", _I)),
+     re.compile(r"\b(?:cat|less|more|head|tail|type|base64|scp|cp)\s+[^\n]*"
+                r"(?:\.env\b|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_rsa|id_ed25519|/etc/shadow)", _I)),
     ("ssh_access", "~/.ssh or authorized_keys",
      re.compile(r"(?:\$HOME|~)/\.ssh\b|\bauthorized_keys\b", _I)),
     ("private_key", "a private key block",
@@ -112,5 +115,6 @@ def check_texts(texts: Iterable[str], *, where: str | None = None) -> None:
             raise UnsafeContent(
                 f"refused to write memory: {first}{more}",
                 path=where,
-                hint="remove that text; memory is pasted into an agent's prompt, so it must not carry instructions or secrets",
+                hint="remove that text; memory is pasted into an agent's prompt, "
+                     "so it must not carry instructions or secrets",
             )

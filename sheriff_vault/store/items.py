@@ -1,6 +1,6 @@
 """The one-line-per-item syntax of a topic's body: facts, open loops and events.
 
-    - 2023-05-08 — Caroline went to an LGBTQ support group on 7 May 2023. [D1:3](../conversations/2023/05/08/135600-s1.md)
+    - 2023-05-08 — Caroline went to a support group on 7 May 2023. [D1:3](../conversations/2023/05/08/135600-s1.md)
     - [ ] 2023-05-09 — Decide the venue for the party. [t12](../conversations/2023/05/09/101500-x1.md)
     - 2023-05-09T10:15Z — Agreed on Saturday for the party. [t3..t9](../conversations/2023/05/09/101500-x1.md)
 
@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 SECTIONS = {"fact": "Facts", "loop": "Open loops", "event": "Events"}
 _KIND_OF = {"facts": "fact", "open loops": "loop", "open loop": "loop", "events": "event", "notable events": "event"}
@@ -71,8 +72,9 @@ class Item:
     def turn_ids(self) -> list[str]:
         return [t for c in self.citations for t in c.turns]
 
-    def to_json(self) -> dict:
-        out = {"kind": self.kind, "date": self.date, "text": self.text, "citations": [c.to_json() for c in self.citations]}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "date": self.date, "text": self.text,
+                               "citations": [c.to_json() for c in self.citations]}
         if self.kind == "loop":
             out["done"] = self.done
         if self.line:
@@ -161,7 +163,7 @@ class Body:
 
     @property
     def newline(self) -> str:
-        return "\r\n" if any(l.endswith("\r\n") for l in self.lines) else "\n"
+        return "\r\n" if any(line.endswith("\r\n") for line in self.lines) else "\n"
 
     def sections(self) -> list[Section]:
         found: list[Section] = []
@@ -205,7 +207,7 @@ class Body:
         else:
             index = sec.heading + 1
             for i in range(sec.heading + 1, sec.end):
-                if parse_item(self.lines[i], sec.kind) is not None:
+                if parse_item(self.lines[i], item.kind) is not None:  # sec.kind == item.kind
                     index = i + 1
             if index == sec.heading + 1 and index < len(self.lines) and not self.lines[index].strip():
                 index += 1

@@ -96,7 +96,7 @@ def load_meta(fm: str, path: Any, first_line: int = 2) -> Any:
     except YAMLError as exc:
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         lines = fm.splitlines()
-        last = max((i for i, l in enumerate(lines) if l.strip()), default=0)
+        last = max((i for i, text in enumerate(lines) if text.strip()), default=0)
         line = first_line + min(mark.line, last) if mark else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TopicFormatError(
@@ -150,9 +150,11 @@ def render_meta(original_fm: str, original_plain: dict[str, Any] | None, data: A
 
 def _key_spans(fm: str) -> tuple[str, dict[str, str]] | None:
     """Text before the first key, and each top-level key's lines (with the comments after it)."""
+    from ruamel.yaml.comments import CommentedMap
+
     try:
         data = RoundTripHandler(fm).load(fm)
-        if not isinstance(data, dict) or not data:
+        if not isinstance(data, CommentedMap) or not data:  # the round-trip loader's mapping knows its lines
             return None
         starts = [(data.lc.key(k)[0], str(k)) for k in data]
     except Exception:

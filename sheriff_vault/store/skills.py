@@ -57,12 +57,14 @@ def load(folder: Path, builtin: bool = False) -> Skill:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SkillError("no manifest.json", path=folder, hint="a skill folder needs manifest.json, skill.py, README.md") from None
+        raise SkillError("no manifest.json", path=folder,
+                         hint="a skill folder needs manifest.json, skill.py, README.md") from None
     except json.JSONDecodeError as exc:
         raise SkillError(f"manifest is not valid JSON: {exc.msg}", path=path, line=exc.lineno) from None
     missing = [k for k in REQUIRED if not str(data.get(k) or "").strip()] if isinstance(data, dict) else list(REQUIRED)
     if missing:
-        raise SkillError(f"manifest lacks {', '.join(missing)}", path=path, hint="see docs/agent.md for the manifest's fields")
+        raise SkillError(f"manifest lacks {', '.join(missing)}", path=path,
+                         hint="see docs/agent.md for the manifest's fields")
     if not re.fullmatch(r"[a-z][a-z0-9_\-]{1,63}", data["skill_id"]):
         raise SkillError(f"skill_id {data['skill_id']!r} must be lowercase letters, digits, _ or -", path=path)
     tools = [canonical(t) for t in data.get("requires_tools") or []]

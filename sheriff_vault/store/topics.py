@@ -215,7 +215,8 @@ class Topic:
 
     def add_number(self, key: str, value: Any, unit: str, at: dt.datetime, source: str, confidence: float) -> bool:
         """Record a typed number; a newer value is appended after the older one, both dated."""
-        entry = mdfile.flow_map(key=key, value=value, unit=unit, at=iso(at), source=source, confidence=round(confidence, 2))
+        entry = mdfile.flow_map(key=key, value=value, unit=unit, at=iso(at), source=source,
+                                confidence=round(confidence, 2))
         current = [n for n in self.numbers if n.get("key") == key]
         if current and current[-1].get("value") == value and current[-1].get("unit") == unit:
             return False
@@ -230,10 +231,12 @@ class Topic:
         if not isinstance(self.meta.get("related"), list):
             self.meta["related"] = mdfile.seq()
         for edge in self.meta["related"]:
-            if isinstance(edge, dict) and str(edge.get("id")) == other_id and str(edge.get("type", "RELATES_TO")) == edge_type:
+            if (isinstance(edge, dict) and str(edge.get("id")) == other_id
+                    and str(edge.get("type", "RELATES_TO")) == edge_type):
                 edge["weight"] = round(_number(edge.get("weight"), 0.0) + weight_delta, 3)
                 return
-        mdfile.seq_append(self.meta["related"], mdfile.flow_map(id=other_id, type=edge_type, weight=round(weight_delta, 3)))
+        new_edge = mdfile.flow_map(id=other_id, type=edge_type, weight=round(weight_delta, 3))
+        mdfile.seq_append(self.meta["related"], new_edge)
 
     def render(self) -> str:
         if self._parts is None:
@@ -260,7 +263,8 @@ class Topic:
     def to_json(self, *, with_items: bool = True) -> dict:
         out: dict[str, Any] = {
             "id": self.id, "slug": self.slug, "path": self.rel, "name": self.name, "one_liner": self.one_liner,
-            "aliases": self.aliases, "first_seen": _iso_or_none(self.first_seen), "last_seen": _iso_or_none(self.last_seen),
+            "aliases": self.aliases, "first_seen": _iso_or_none(self.first_seen),
+            "last_seen": _iso_or_none(self.last_seen),
             "utility": self.utility, "touch_count": self.touch_count, "evergreen": self.evergreen,
             "related": self.related, "skills": self.skills, "artifacts": self.artifacts, "numbers": self.numbers,
         }
@@ -279,9 +283,11 @@ class Topic:
             found.append(Problem(where, fm_line.get(key or "", 2), msg))
 
         if not _UUID.match(self.id):
-            add("id", f"`id` {self.id!r} is not a UUID; set it to a new one (python -c 'import uuid; print(uuid.uuid4())')")
+            add("id", f"`id` {self.id!r} is not a UUID; "
+                      "set it to a new one (python -c 'import uuid; print(uuid.uuid4())')")
         if self.meta.get("schema_version") not in (None, SCHEMA_VERSION):
-            add("schema_version", f"`schema_version` is {self.meta.get('schema_version')!r}; this version reads {SCHEMA_VERSION}")
+            add("schema_version",
+                f"`schema_version` is {self.meta.get('schema_version')!r}; this version reads {SCHEMA_VERSION}")
         for key in ("first_seen", "last_seen"):
             if self.meta.get(key) not in (None, "") and parse_time(self.meta.get(key)) is None:
                 add(key, f"`{key}` is not an ISO-8601 time; write it like 2026-02-20T03:21:00Z")

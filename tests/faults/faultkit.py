@@ -93,7 +93,7 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 
 def porcelain(root: Path) -> list[str]:
     """`git status --porcelain`; .vault/ and quarantine/ are git-ignored, so nothing is filtered here."""
-    return [l for l in git(root, "status", "--porcelain", "--untracked-files=all").splitlines() if l.strip()]
+    return [line for line in git(root, "status", "--porcelain", "--untracked-files=all").splitlines() if line.strip()]
 
 
 def head(root: Path) -> str:
@@ -252,7 +252,7 @@ def scenario(name: str, model: bool = False) -> Scenario:
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert len(new_commits(probe, base)) == 1
-    incoming = [json.loads(l)["id"] for l in Path(args[1]).read_text().splitlines() if l.strip()]
+    incoming = [json.loads(line)["id"] for line in Path(args[1]).read_text().splitlines() if line.strip()]
     return Scenario(name, root, args, now, turns, incoming, base, outcome(probe, base), seconds)
 
 
@@ -281,7 +281,9 @@ class Run:
 def stage_of(root: Path, scn: Scenario) -> str:
     """Where in the pipeline the process died, read from what it left behind."""
     if (root / ".vault" / "journal.json").exists():
-        return "after the commit, before the journal end" if new_commits(root, scn.base) else "between journal and commit"
+        if new_commits(root, scn.base):
+            return "after the commit, before the journal end"
+        return "between journal and commit"
     if new_commits(root, scn.base):
         return "after the sleep finished (index refresh, exit)"
     have = set(scn.incoming) & set(buffer_ids(root))
@@ -331,7 +333,7 @@ def crash_and_check(scn: Scenario, dest: Path, *, fault: str | None = None, dela
     doctor = cli("doctor", "--vault", root)
     run.stderr.append(doctor.stderr)
     assert doctor.returncode == 0, f"{how}: doctor failed after the crash:\n{doctor.stdout}{doctor.stderr}"
-    notes = [l for l in doctor.stderr.splitlines() if l.startswith("note: ")]
+    notes = [line for line in doctor.stderr.splitlines() if line.startswith("note: ")]
     hook_log = root / ".vault" / "logs" / "hook.log"
     if had_journal:
         assert notes or (hook_log.exists() and "note: " in hook_log.read_text(errors="replace")), \

@@ -49,10 +49,10 @@ def _person_edits(path: Path) -> str:
     """What a person does in an editor: a new fact line under Facts and a new one-liner."""
     text = path.read_text()
     lines = text.splitlines(keepends=True)
-    at = max(i for i, l in enumerate(lines) if l.startswith("- "))
+    at = max(i for i, line in enumerate(lines) if line.startswith("- "))
     lines.insert(at + 1, PERSON_FACT + "\n")
     edited = "".join(lines)
-    old = next(l for l in lines if l.startswith("one_liner:"))
+    old = next(line for line in lines if line.startswith("one_liner:"))
     edited = edited.replace(old, "one_liner: My own words for this topic.\n")
     path.write_text(edited)
     return edited
