@@ -34,10 +34,20 @@ appreciated appreciating grateful thankful lucky blessed proud glad honestly tot
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
                      r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
-_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|[A-Za-z]")
+# Latin letters with their accented forms, so "Neukölln" and "Café" stay one word.
+UPPER = "A-ZÀ-ÖØ-Þ"
+LOWER = "a-zß-öø-ÿĀ-ſ"
+LETTER = UPPER + LOWER
+_WORD = re.compile(rf"[{LETTER}][{LETTER}\-]*(?:'(?!s\b)[{LETTER}]+)*|[{LETTER}]")
 _CODE_FENCE = re.compile(r"```.*?```", re.S)
-_PROPER = re.compile(r"\b(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}[a-z]?)(?:\s+(?:[A-Z][a-z]+|[A-Z]{2,}))*\b")
+_PROPER = re.compile(rf"\b(?:[{UPPER}][{LOWER}]+(?:[{UPPER}][{LOWER}]+)*|[{UPPER}]{{2,}}[{LOWER}]?)"
+                     rf"(?:\s+(?:[{UPPER}][{LOWER}]+|[{UPPER}]{{2,}}))*\b")
 _QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
+
+
+CONSTRAINT = re.compile(
+    r"\b(always|never|must|mustn't|should|shouldn't|do not|don't|prefer(s|red)?|please use|instead of|only use|"
+    r"make sure|avoid|no more than|at most|at least)\b", re.I)
 
 
 _NORM = re.compile(r"[^\w]+")
@@ -132,7 +142,7 @@ def noun_phrases(text: str, max_len: int = 3) -> list[str]:
     """Runs of content words after a determiner, possessive or preposition ("a LGBTQ support
     group", "my pottery class", "Caroline's birthday party"): a cheap stand-in for noun-phrase chunking."""
     out: list[str] = []
-    tokens = re.findall(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|'s\b|[.,!?;:()]", text)
+    tokens = re.findall(rf"[{LETTER}][{LETTER}\-]*(?:'(?!s\b)[{LETTER}]+)*|'s\b|[.,!?;:()]", text)
     i = 0
     while i < len(tokens):
         lead = tokens[i].lower() in LEADS or (i + 1 < len(tokens) and tokens[i + 1] == "'s")

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from sheriff_vault.compaction.extract import Candidate, Unit
+from sheriff_vault.compaction.supersede import supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic, parse_time
@@ -56,6 +58,7 @@ class Change:
     loops: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     closed: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)
     edges: list[str] = field(default_factory=list)
@@ -69,6 +72,7 @@ class Change:
     def summary(self) -> list[str]:
         lines = [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
         lines += [f"+ event: {e}" for e in self.events] + [f"closed loop: {c}" for c in self.closed]
+        lines += [f"superseded: {s}" for s in self.superseded]
         lines += [f"+ alias: {a}" for a in self.aliases] + [f"number: {n}" for n in self.numbers]
         lines += [f"link: {e}" for e in self.edges]
         return lines
@@ -81,13 +85,15 @@ class Change:
                 parts.append(f"+{len(items)} {label}")
         if self.closed:
             parts.append(f"{len(self.closed)} loops closed")
+        if self.superseded:
+            parts.append(f"{len(self.superseded)} superseded")
         return ", ".join(parts) or "touched"
 
 
 def owner_of(name: str) -> str:
-    """"Caroline: pottery class" belongs to Caroline; a name without "Who: " has no owner."""
-    head, sep, _ = name.partition(": ")
-    return head.strip() if sep and 0 < len(head) <= 40 else ""
+    """"Caroline's pottery class" (or "Caroline: pottery class") belongs to Caroline."""
+    m = re.match(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)(?:'s |’s |: )", name)
+    return m.group(1) if m and len(m.group(1)) <= 40 else ""
 
 
 def targets_from(snap: Snapshot) -> list[Target]:
@@ -105,7 +111,9 @@ def targets_from(snap: Snapshot) -> list[Target]:
     out = []
     for path, topic in snap.topics.items():
         names = {norm(n) for n in (topic.name, *topic.aliases) if norm(n) and specific(norm(n))}
-        core = {c for c in [norm(topic.name.split(":", 1)[-1])] if ":" in topic.name and specific(c)}
+        owner = owner_of(topic.name)
+        bare = re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", topic.name) if owner else ""
+        core = {c for c in [norm(bare)] if bare and specific(c)}
         entities = set(content_words(" ".join([topic.name, *topic.aliases])))
         dates = [d for d in (topic.last_seen_at, *(parse_time(a) for a, _ in topic.item_windows[-20:])) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
@@ -122,6 +130,9 @@ def specific(name: str) -> bool:
 def candidate_names(cand: Candidate) -> set[str]:
     names = {norm(a) for a in cand.aliases}
     names.add(norm(cand.name.split(":", 1)[-1]))
+    owner = owner_of(cand.name)
+    if owner:
+        names.add(norm(re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", cand.name)))
     return {n for n in names if n and specific(n)}
 
 
@@ -129,6 +140,8 @@ def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
     """The best-scoring target, or none when nothing reaches the merge threshold."""
     best = Match(None, 0.0, {})
     names = candidate_names(cand)
+    if cand.distinct:  # "that's a totally different thing": never the topic it was said to differ from
+        targets = [t for t in targets if t.new]
     words = set(content_words(" ".join([cand.name, *cand.aliases, *sorted(cand.entities)])))
     for target in targets:
         alias = 3.0 if names & target.names else 0.0
@@ -169,6 +182,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
     """Write the candidates' facts, loops, events, numbers and aliases into `topic` (deterministic,
     so it can be re-run on a newer copy of the file if a person edited it meanwhile)."""
     existing = {_key(i.text) for i in topic.items()}
+    applied: list[Unit] = []
     change.utility_before = topic.utility
     utility = effective_utility(topic, now, cfg.utility_decay)
     latest = None
@@ -190,6 +204,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
                 format_item_date(when, with_time=True)
             topic.add_item(Item(kind=kind, text=unit.fact, date=date, citations=cite))
+            applied.append(unit)
             {"fact": change.facts, "loop": change.loops, "event": change.events}[kind].append(truncate(unit.fact, 120))
             if "done" in unit.flags:
                 _close_loops(topic, unit, change)
@@ -199,9 +214,14 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         for alias in cand.aliases[:3]:
             if len(topic.aliases) < 12 and topic.add_alias(alias):
                 change.aliases.append(alias)
+    struck = supersede(topic, applied, format_item_date(_local_day(latest, tz))) if latest and applied else []
+    change.superseded += [truncate(text, 120) for text, _ in struck]
     if change.created or topic.one_liner in ("", topic.name):
         best = max(cands, key=lambda c: c.salience)
         topic.set("one_liner", best.one_liner)
+    for text, unit in struck:  # a one-liner that states an old value states the new one instead
+        if _body(topic.one_liner) and _body(topic.one_liner)[:60] in _body(text):
+            topic.set("one_liner", truncate(unit.body, 120))
     utility += mentions
     utility += 5 if any(c.corrected for c in cands) else 0
     utility += 3 if any(c.constrained for c in cands) else 0
@@ -210,6 +230,11 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
     topic.set("touch_count", topic.touch_count + 1)
     if latest:
         topic.touch(latest)
+
+
+def _body(text: str) -> str:
+    """A fact's words without its "Speaker:" lead, for comparing."""
+    return norm(re.sub(r"^[^:]{1,60}:\s", "", text))
 
 
 def _local_day(t: dt.datetime, tz: str) -> dt.datetime:

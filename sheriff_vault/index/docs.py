@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sheriff_vault.store.topics import Topic, iso, parse_time
-from sheriff_vault.text import SPEAKER
+from sheriff_vault.text import CONSTRAINT, SPEAKER
 
 
 def speaker_of(text: str) -> str:
@@ -33,10 +33,6 @@ def searchable(text: str) -> str:
     return (f"{asked} " if asked else "") + text[m.end():]
 
 
-CONSTRAINT = re.compile(
-    r"\b(always|never|must|mustn't|should|shouldn't|do not|don't|prefer(s|red)?|please use|instead of|only use|"
-    r"make sure|avoid|no more than|at most|at least)\b", re.I)
-
 
 @dataclass(slots=True)
 class Doc:
@@ -45,7 +41,7 @@ class Doc:
     cost a daemon about 45 MB."""
 
     doc_id: str
-    kind: str  # topic | fact | loop | event | skill
+    kind: str  # topic | fact | loop | event | note (a person's prose in a topic) | skill
     path: str
     topic_path: str
     text: str
@@ -55,6 +51,7 @@ class Doc:
     cites: list[dict] | str = field(default_factory=list)
     done: bool = False
     mentions: list[list[str]] | str = field(default_factory=list)
+    superseded: str = ""  # the day a later fact replaced this one (items.Item.superseded)
 
     @property
     def citations(self) -> list[dict]:
@@ -78,27 +75,30 @@ class Doc:
 
     def row(self) -> tuple:
         return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
-                json.dumps(self.citations), int(self.done), json.dumps(self.mentioned))
+                json.dumps(self.citations), int(self.done), json.dumps(self.mentioned), self.superseded)
 
 
-DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions"
+DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded"
 
 
 def doc_from_row(row: tuple) -> Doc:
-    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions = row
-    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, cites, bool(done), mentions or "[]")
+    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded = row
+    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, cites, bool(done), mentions or "[]",
+               superseded or "")
 
 
 _MONTHS = "January February March April May June July August September October November December".split()
 _LABEL = re.compile(r"\((?:(?P<wk>week|weekend) of )?(?:(?P<d>\d{1,2}) )?(?:(?P<m>" + "|".join(_MONTHS) +
-                    r") )?(?P<y>(?:19|20)\d\d)\)")
+                    r") )?(?P<y>(?:19|20)\d\d)\)|\b(?:(?P<d2>\d{1,2}) )?(?P<m2>" + "|".join(_MONTHS) +
+                    r") (?P<y2>(?:19|20)\d\d)\b")
 
 
 def mentioned_windows(text: str) -> list[list[str]]:
-    """Dates written into a fact as "(7 May 2023)", "(June 2023)", "(2022)", "(week of 1 May 2023)"."""
+    """Dates written into a fact as "(7 May 2023)", "(June 2023)", "(2022)", "(week of 1 May 2023)", and
+    written-out dates with a year ("on 4 July 2026", "in June 2023")."""
     out = []
     for m in _LABEL.finditer(text):
-        y, mon, d = int(m.group("y")), m.group("m"), m.group("d")
+        y, mon, d = int(m.group("y") or m.group("y2")), m.group("m") or m.group("m2"), m.group("d") or m.group("d2")
         try:
             if mon and d:
                 start = dt.datetime(y, _MONTHS.index(mon) + 1, int(d), tzinfo=dt.UTC)
@@ -196,9 +196,12 @@ def topic_docs(topic: Topic) -> FileDocs:
         if CONSTRAINT.search(item.text):
             constraints += 1
         doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
-                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text))
+                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text), item.superseded)
         windows |= {(iso(a), iso(b)) for a, b in doc.windows()}
         out.docs.append(doc)
+    for line, text in topic.body.prose():
+        out.docs.append(Doc(f"{rel}#L{line}", "note", rel, rel, text, names, last, line, [], False,
+                            mentioned_windows(text)))
     out.topic = TopicRow(
         path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
         aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,

@@ -49,7 +49,7 @@ from sheriff_vault.text import STOPWORDS
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]
@@ -132,7 +132,8 @@ class Index:
             CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha1 TEXT,
                 error TEXT);
             CREATE TABLE IF NOT EXISTS docs (doc_id TEXT PRIMARY KEY, kind TEXT, path TEXT, topic_path TEXT, text TEXT,
-                topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, vec TEXT);
+                topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, superseded TEXT,
+                vec TEXT);
             CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
             CREATE TABLE IF NOT EXISTS topics ({", ".join(TOPIC_FIELDS)}, PRIMARY KEY (path));
             CREATE TABLE IF NOT EXISTS events (path TEXT PRIMARY KEY, topic_id TEXT, topic_path TEXT, at TEXT,
@@ -401,7 +402,7 @@ class Index:
                 db.execute("DELETE FROM events WHERE path=?", (rel,))
             for rel in removed:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
-            db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            [(*d.row(), vec_hash.get(d.doc_id)) for d in new_docs])
             db.executemany(f"INSERT OR REPLACE INTO topics VALUES ({','.join('?' * len(TOPIC_FIELDS))})",
                            [t.row() for t in topics.values()])

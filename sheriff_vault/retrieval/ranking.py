@@ -26,7 +26,8 @@ from sheriff_vault.text import excerpt, norm
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
-ITEM_KINDS = ("fact", "loop", "event")
+ITEM_KINDS = ("fact", "loop", "event", "note")
+SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is history)
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
 TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
@@ -341,6 +342,8 @@ class _Ranker:
             lift = 1 - TOPIC_LIFT + TOPIC_LIFT * min(1.0, hit.score / top_score)
             prio = (rel + (0.3 if in_win else 0.0) + filler) * lift
             prio *= self._focus(doc)
+            if doc.superseded:
+                prio *= SUPERSEDED
             cands.append((prio, doc, hit, {"bm25": b, "embedding": c, "in_window": float(in_win)}))
 
         for doc_id in set(self.bm25) | set(self.cos):
@@ -363,7 +366,7 @@ class _Ranker:
                 continue
             per_topic[hit.path] = per_topic.get(hit.path, 0) + 1
             hit.facts.append(FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line,
-                                     doc.topic_path, doc.done, excerpt(doc.text, self.query)))
+                                     doc.topic_path, doc.done, excerpt(doc.text, self.query), doc.superseded))
             picked.append(doc.doc_id)
         return picked
 

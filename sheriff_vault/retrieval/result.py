@@ -10,6 +10,8 @@ from sheriff_vault import timewin
 from sheriff_vault.retrieval.reply import PREAMBLE, RecallReply
 from sheriff_vault.retrieval.triggers import Trigger
 
+EARLIER = "## Earlier values (superseded by the facts above; history, not current)"
+
 
 @dataclass
 class FactHit:
@@ -24,17 +26,25 @@ class FactHit:
     topic_path: str
     done: bool = False
     excerpt: str = ""
+    superseded: str = ""
 
     def render(self) -> str:
         day = self.date[:10] if self.date else "undated"
         turns = ", ".join(t for c in self.citations for t in c.get("turns", []))
         mark = "[open] " if self.kind == "loop" and not self.done else "[event] " if self.kind == "event" else ""
+        if self.kind == "note":
+            day, mark = "note", ""
+        if self.superseded:
+            mark = "[earlier, superseded" + (f" {self.superseded}" if self.superseded[:1].isdigit() else "") + "] "
         return f"- {day} {mark}{self.excerpt or self.text}" + (f" [{turns}]" if turns else "")
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "text": self.text, "excerpt": self.excerpt or self.text, "date": self.date,
-                "citations": self.citations,
-                "score": round(self.score, 4), "signals": _round(self.signals), "line": self.line}
+        out = {"kind": self.kind, "text": self.text, "excerpt": self.excerpt or self.text, "date": self.date,
+               "citations": self.citations,
+               "score": round(self.score, 4), "signals": _round(self.signals), "line": self.line}
+        if self.superseded:
+            out["superseded"] = self.superseded
+        return out
 
 
 @dataclass
@@ -77,16 +87,27 @@ class RecallResult:
 
     def render(self, budget: int) -> str:
         """Compact Markdown within `budget` characters: the best facts first (their topic names as
-        headings), then one-liners and fact-less topics while room is left."""
+        headings), then one-liners and fact-less topics while room is left. Values a later fact
+        superseded come last, under "Earlier values", and only when there is room."""
         by_doc = {f.doc_id: (t, f) for t in self.topics for f in t.facts}
         chosen: dict[str, list[FactHit]] = {}
+        earlier: list[FactHit] = []
         used = len(PREAMBLE) + 1
         for doc_id in self.order:
             topic, fact = by_doc[doc_id]
+            if fact.superseded:
+                earlier.append(fact)
+                continue
             extra = len(fact.render()) + 1 + (0 if topic.path in chosen else len(topic.header()) + 2)
             if used + extra <= budget:
                 used += extra
                 chosen.setdefault(topic.path, []).append(fact)
+        shown_earlier: list[FactHit] = []
+        for fact in earlier:
+            extra = len(fact.render()) + 1 + (0 if shown_earlier else len(EARLIER) + 2)
+            if used + extra <= budget:
+                used += extra
+                shown_earlier.append(fact)
         full: set[str] = set()
         for topic in self.topics:
             if topic.path not in chosen and used + len(topic.header(True)) + 2 <= budget:
@@ -98,13 +119,15 @@ class RecallResult:
                 if extra and used + extra <= budget:
                     used += extra
                     full.add(topic.path)
-        if not chosen:
+        if not chosen and not shown_earlier:
             empty = PREAMBLE + "\n(nothing relevant in memory)\n"
             return empty if len(empty) <= budget else ""
         lines = [PREAMBLE]
         for topic in self.topics:
             if topic.path in chosen:
                 lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
+        if shown_earlier:
+            lines += ["", EARLIER, *(f.render() for f in shown_earlier)]
         for skill in self.skills:
             line = f"Skill available: {skill['skill_id']} — {skill['description'][:100]}"
             if used + len(line) + 2 <= budget:

@@ -44,7 +44,9 @@ class Turn:
     @property
     def speaker(self) -> str:
         """Who said it, as a fact should name them: the given name, else the role."""
-        return self.name or {"user": "User", "assistant": "Assistant"}.get(self.role, self.role.title())
+        if self.name and self.name.strip().lower() != self.role:  # "name": "assistant" names no one
+            return self.name
+        return {"user": "User", "assistant": "Assistant"}.get(self.role, self.role.title())
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"role": self.role, "content": self.content}

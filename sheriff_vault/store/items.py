@@ -3,10 +3,13 @@
     - 2023-05-08 — Caroline went to a support group on 7 May 2023. [D1:3](../conversations/2023/05/08/135600-s1.md)
     - [ ] 2023-05-09 — Decide the venue for the party. [t12](../conversations/2023/05/09/101500-x1.md)
     - 2023-05-09T10:15Z — Agreed on Saturday for the party. [t3..t9](../conversations/2023/05/09/101500-x1.md)
+    - 2023-05-02 — ~~The budget is 400 USD.~~ (superseded 2023-05-09) [t4](../conversations/2023/05/02/090000-a7.md)
 
 The date is when it was said or happened; the link names the archived conversation and its turn
 ids, so any fact can be checked against its source. It renders as a clickable list in Obsidian
-and any Markdown viewer, and each change is one line in a diff.
+and any Markdown viewer, and each change is one line in a diff. A value that a later fact
+corrected stays, struck through and dated, so history is readable and recall shows it only as
+history; a line a person strikes through by hand (~~...~~) counts as superseded too.
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ _ITEM = re.compile(
 )
 _CITE = re.compile(r"\s*\[(?P<turns>[^\[\]\n]+)\]\((?P<target>[^()\s]*conversations/[^()\s]+)\)$")
 _TURN_ID = re.compile(r"[^A-Za-z0-9:._\-]+")
+_STRUCK = re.compile(r"^~~(?P<text>.+?)~~(?:\s*\(superseded(?: (?P<day>\d{4}-\d{2}-\d{2}))?[^()]*\))?$")
+STRUCK_BY_HAND = "yes"
 
 
 @dataclass(frozen=True)
@@ -56,12 +61,16 @@ class Item:
     done: bool = False
     line: int = 0
     raw: str = ""
+    superseded: str = ""  # the day a later fact replaced it (STRUCK_BY_HAND when a person struck it)
 
     def render(self) -> str:
         check = f"[{'x' if self.done else ' '}] " if self.kind == "loop" else ""
         date = f"{self.date}{SEP}" if self.date else ""
         cites = "".join(" " + c.render() for c in self.citations)
-        return f"- {check}{date}{clean_text(self.text)}{cites}"
+        text = clean_text(self.text)
+        if self.superseded:
+            text = f"~~{text}~~" + (f" (superseded {self.superseded})" if self.superseded != STRUCK_BY_HAND else "")
+        return f"- {check}{date}{text}{cites}"
 
     @property
     def when(self) -> dt.datetime | None:
@@ -77,6 +86,8 @@ class Item:
                                "citations": [c.to_json() for c in self.citations]}
         if self.kind == "loop":
             out["done"] = self.done
+        if self.superseded:
+            out["superseded"] = self.superseded
         if self.line:
             out["line"] = self.line
         return out
@@ -127,9 +138,13 @@ def parse_item(line: str, kind: str, line_no: int = 0) -> Item | None:
         cites.insert(0, Citation(target, turns))
         rest = rest[: c.start()]
     check = m.group("check")
+    text, superseded = rest.strip(), ""
+    if struck := _STRUCK.match(text):
+        text, superseded = struck.group("text").strip(), struck.group("day") or STRUCK_BY_HAND
     return Item(
         kind=kind,
-        text=rest.strip(),
+        text=text,
+        superseded=superseded,
         date=(m.group("date") or "").replace(" ", "T"),
         citations=tuple(cites),
         done=bool(check and check.lower() == "x"),
@@ -178,6 +193,23 @@ class Body:
                 name = m.group("name").strip()
                 found.append(Section(_KIND_OF.get(name.lower()), name, i, len(self.lines)))
         return found
+
+    def prose(self) -> Iterator[tuple[int, str]]:
+        """What a person wrote in the body that is not an item line, a heading or code, as paragraphs
+        (a run of lines, or one bullet of a list): (first line number, text)."""
+        items = {item.line - self.first_line for item in self.items()}
+        in_code, start, para = False, 0, []
+        for i, line in enumerate([*self.lines, "\n"]):
+            stripped = line.strip()
+            fence = stripped.startswith("```")
+            in_code = in_code != fence
+            plain = bool(stripped) and not (in_code or fence or i in items or stripped.startswith(("#", "<!--")))
+            if para and (not plain or stripped[:2] in ("- ", "* ")):
+                yield start, " ".join(para)
+                para = []
+            if plain:
+                start = start if para else self.first_line + i
+                para.append(stripped.lstrip("-* ").strip() if stripped[:2] in ("- ", "* ") else stripped)
 
     def items(self, kind: str | None = None) -> Iterator[Item]:
         for sec in self.sections():

@@ -214,14 +214,19 @@ class Topic:
             self.set("last_seen", iso(at))
 
     def add_number(self, key: str, value: Any, unit: str, at: dt.datetime, source: str, confidence: float) -> bool:
-        """Record a typed number; a newer value is appended after the older one, both dated."""
+        """Record a typed number; a newer value is appended after the older one, both dated, and the
+        older one of the same key and unit is marked `superseded` with the day (the newest is current)."""
         entry = mdfile.flow_map(key=key, value=value, unit=unit, at=iso(at), source=source,
                                 confidence=round(confidence, 2))
-        current = [n for n in self.numbers if n.get("key") == key]
+        current = [n for n in self.numbers if n.get("key") == key and not n.get("superseded")]
         if current and current[-1].get("value") == value and current[-1].get("unit") == unit:
             return False
         if not isinstance(self.meta.get("numbers"), list):
             self.meta["numbers"] = mdfile.seq()
+        for old in self.meta["numbers"]:
+            if isinstance(old, dict) and old.get("key") == key and old.get("unit", "") == unit \
+                    and not old.get("superseded") and (parse_time(old.get("at")) or at) <= at:
+                old["superseded"] = at.astimezone(dt.UTC).strftime("%Y-%m-%d")
         mdfile.seq_append(self.meta["numbers"], entry)
         return True
 

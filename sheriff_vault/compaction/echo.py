@@ -1,0 +1,110 @@
+"""Assistant echoes: "Noted: Berlin Marathon on 27 September." after the user said just that.
+
+An echo carries no information of its own, so it is no fact: it is folded into the user's fact it
+restates, whose line then cites both turns ([t3, t4]). A correction the echo spells out ("Updated:
+4 July instead of 27 June") is kept on that fact, so the old value can be marked superseded. An
+assistant sentence that adds advice, arithmetic, a number or a name the user did not say is not an
+echo and stays a fact of its own.
+"""
+from __future__ import annotations
+
+import re
+
+from sheriff_vault.compaction.supersede import value_pairs
+from sheriff_vault.compaction.units import Unit
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.text import content_words, proper_names, stem
+
+_I = re.IGNORECASE
+ACK = re.compile(r"^\W*(?:noted|got it|understood|updated|okay|ok|so|right|sure|perfect|done|great|good|thanks|"
+                 r"confirmed|correction noted|changed|recorded|will do)\b|\b(?:noted|got it|understood)\W*$", _I)
+# Words that mean the sentence adds something: advice, a judgement, a plan of the assistant's own.
+ADDS = re.compile(r"\b(?:should|would|could|might|maybe|perhaps|worth|better|try|consider|recommend|suggest|"
+                  r"usually|often|typically|tip|means|so that|in total|altogether|which makes|"
+                  r"i'?ll|i will|let me|i can|i could|remember to|don'?t forget)\b", _I)
+_NUMBER = re.compile(r"\d[\d,.]*")
+_WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+                 "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
+_NOT_INFO = frozenset("noted updated got understood okay instead rather per each".split())
+STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
+
+
+def fold_echoes(units: list[Unit], turns: list[Turn]) -> list[Unit]:
+    """`units` without the assistant's echoes; each echo's turn id is added to the user unit it
+    restates, with the (new, old) value pairs it states."""
+    by_turn: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_turn.setdefault(unit.turn.id, []).append(unit)
+    said_numbers: set[str] = set()
+    said_words: set[str] = set()
+    said_names: set[str] = set()
+    last_user: Turn | None = None
+    echoes: set[int] = set()
+    for turn in turns:
+        if turn.role == "user":
+            last_user = turn
+        if turn.role == "assistant" and last_user is not None:
+            _fold(turn, last_user, by_turn, said_numbers, said_words, said_names, echoes)
+        numbers, words = info(turn.content)  # an echo may repeat the question it was asked too
+        said_numbers |= numbers
+        said_words |= words
+        said_names |= {w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", turn.content)}
+    return [u for u in units if id(u) not in echoes]
+
+
+def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said_numbers: set[str], said_words: set[str],
+          said_names: set[str], echoes: set[int]) -> None:
+    """Fold the echo sentences of one assistant turn into the user's units they restate."""
+    targets = by_turn.get(last_user.id, [])
+    for unit in by_turn.get(turn.id, []):
+        acked = bool(ACK.search(unit.text)) or (unit.index == 0 and bool(ACK.search(turn.content)))
+        if not targets or not is_echo(unit.text, last_user.content, said_numbers, said_words, said_names, acked):
+            if not (unit.flags & {"decision", "loop"}) and not adds_enough(unit.text, said_numbers, said_words,
+                                                                         said_names):
+                echoes.add(id(unit))  # says nothing new, and restates nothing either: no fact at all
+            continue
+        echoes.add(id(unit))
+        words = info(unit.text)[1]
+        target = max(targets, key=lambda u: len(info(u.text)[1] & words))
+        if turn.id not in target.echoes:
+            target.echoes.append(turn.id)
+        target.corrects += [p for p in value_pairs(unit.text) if p not in target.corrects]
+
+
+def _new_names(sent: str, said: set[str]) -> list[str]:
+    return [n for n in proper_names(sent) if not set(n.lower().split()) <= said | _NOT_INFO]
+
+
+def adds_enough(sent: str, said_numbers: set[str], said_words: set[str], said_names: set[str]) -> bool:
+    """Whether an assistant sentence that is no echo still tells memory something: a number or a
+    name not said before, or at least three new words ("Carry on with that part" does not)."""
+    numbers, words = info(sent)
+    return bool(numbers - said_numbers) or bool(_new_names(sent, said_names)) or len(words - said_words) >= 3
+
+
+def info(text: str) -> tuple[set[str], set[str]]:
+    """The numbers and the content-word stems a text carries."""
+    numbers = {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+    numbers |= {_WORD_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS}
+    words = {stem(w) for w in content_words(text) if w not in _NOT_INFO}
+    return numbers, words
+
+
+def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: set[str],
+            said_names: set[str], acknowledged: bool = False) -> bool:
+    """True when an assistant sentence only restates what the user said: no number or name the
+    user did not say, nothing that adds advice or a plan, and (an acknowledgement or most of its
+    words from the user's last turn) with almost all of its words said by the user before."""
+    if sent.rstrip().endswith("?") or ADDS.search(sent):
+        return False
+    numbers, words = info(sent)
+    if numbers - said_numbers:
+        return False
+    if _new_names(sent, said_names):
+        return False
+    if not words:
+        return bool(numbers)
+    last_words = info(previous_user)[1]
+    from_last = len(words & last_words) / len(words)
+    from_any = len(words & said_words) / len(words)
+    return (acknowledged or bool(ACK.search(sent)) or from_last >= STRICT) and from_any >= LOOSE

@@ -1,0 +1,94 @@
+"""Was a task in progress when the conversation stopped? Read from the last stretch of talk, in
+either voice: "I'm in the middle of writing the speech" (the person), "I'm halfway through the
+deploy workflow; I'll continue next" (the assistant). Finished work ("all done", "merged",
+"nothing more to do") closes what it names, or everything when it says so. The wake packet keeps
+the answer, so the agent resumes the right thing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.store.packets import InProgress
+from sheriff_vault.text import content_words, sentences, stem, truncate
+
+_I = re.IGNORECASE
+OPEN = re.compile(
+    r"\b(?:in the middle of|halfway through|half way through|part way through|partway through|"
+    r"(?:i'?m|i am|we'?re|we are)\s+(?:still\s+|now\s+|currently\s+|just\s+)?(?:working on|busy with|drafting|"
+    r"writing|fixing|building|editing|finishing|implementing|migrating|debugging|refactoring|reviewing)|"
+    r"still (?:need|have|got) to|(?:next|then|after that),? (?:i'?ll|i will|we'?ll|we will)|"
+    r"i'?ll (?:continue|carry on|pick (?:it|this|that) up|get back to|finish)|"
+    r"(?:continue|carry on|keep going|pick up) (?:with|on) (?:that|this|it)\b.{0,20}\b(?:next|tomorrow|later)|"
+    r"now on (?:the|step|part)|continuing (?:with|on)|haven'?t (?:finished|done)|not (?:done|finished) (?:yet|with)|"
+    r"left to (?:do|write|finish)|getting back to|will continue)\b", _I)
+BLOCKED = re.compile(r"\b(?:blocked (?:on|by)|waiting (?:for|on) (?:you|your)|need (?:you|your) to|can'?t proceed|"
+                     r"cannot proceed|need (?:your )?(?:permission|approval|access|password|answer))\b", _I)
+DONE = re.compile(
+    r"\b(?:(?:is|are|'s|was|were) (?:all |now )?(?:done|finished|complete|completed|submitted|sent|merged|booked|"
+    r"sorted|live|shipped)|all done|done now|finished|completed|wrapped up|sent off|shipped|merged|nothing "
+    r"(?:more|else|left) to do|nothing is (?:hanging|pending|open|left)|that'?s everything|everything'?s "
+    r"(?:done|sorted|booked)|all set|all sorted)\b", _I)
+ALL_DONE = re.compile(r"\b(?:nothing (?:more|else|left)|nothing is|everything|all done|all set|all sorted)\b", _I)
+PARTIAL = re.compile(r"\b(?:done|finished)\b.*\b(?:now (?:on|with)|next|then|but)\b", _I)
+SESSION_GAP_HOURS = 3
+WINDOW = 12  # turns at most: older talk is the slept past, not the task at hand
+
+
+@dataclass
+class _Task:
+    turn: Turn
+    text: str
+    words: set[str] = field(default_factory=set)
+    blocked: bool = False
+
+
+def in_progress(turns: list[Turn]) -> InProgress:
+    """idle, running or blocked, with a resume hint naming the unfinished step and its context."""
+    talk = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    if not talk:
+        return InProgress()
+    recent = _last_stretch(talk)
+    tasks: list[_Task] = []
+    for turn in recent:
+        for sent in sentences(turn.content):
+            words = {stem(w) for w in content_words(sent)}
+            opened = OPEN.search(sent)
+            closed = DONE.search(sent) and not PARTIAL.search(sent)
+            if closed:
+                everything = bool(ALL_DONE.search(sent))
+                tasks = [t for t in tasks if not (everything or t.words & words)]
+            if opened or (turn is recent[-1] and turn.role == "assistant" and BLOCKED.search(sent)):
+                tasks.append(_Task(turn, sent, words, blocked=bool(BLOCKED.search(sent)) and not opened))
+    if not tasks:
+        return InProgress()
+    task = tasks[-1]
+    goal = _goal(recent, task)
+    hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
+                                f"Where it stopped ({task.turn.speaker}): {task.text}") if p)
+    return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
+
+
+def _last_stretch(talk: list[Turn]) -> list[Turn]:
+    """The last turns without a long pause between them, at most WINDOW."""
+    start = len(talk) - 1
+    while start > 0 and len(talk) - start < WINDOW:
+        a, b = talk[start - 1].at, talk[start].at
+        if a and b and (b - a).total_seconds() > SESSION_GAP_HOURS * 3600:
+            break
+        start -= 1
+    return talk[start:]
+
+
+def _goal(recent: list[Turn], task: _Task) -> str:
+    """What the task is for: the person's last request or statement of intent before it."""
+    i = recent.index(task.turn)
+    for turn in reversed(recent[: i + 1]):
+        if turn.role != "user":
+            continue
+        for sent in sentences(turn.content):
+            if re.search(r"\b(?:need to|want to|have to|going to|plan to|help me|can you|could you|let'?s|"
+                         r"working on|writing|drafting)\b", sent, _I):
+                return truncate(sent, 160)
+    return ""

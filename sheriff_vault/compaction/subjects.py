@@ -1,0 +1,136 @@
+"""A conversation's subjects: which turns talk about the same thing, even when it pauses and comes back.
+
+The talk is cut into exchanges (a person's turn and the replies to it; a question and its answer).
+Each exchange joins the subject being talked about, unless it clearly belongs to another one
+already seen ("back to the speech"), or to none seen yet; a switch phrase ("other thing", "on
+another note") or a long pause weighs toward a change, a short follow-up ("rent goes up to
+1,340") stays where it is. Likeness is meaning (sentence embeddings) and shared uncommon words.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.text import content_words, stem
+
+_I = re.IGNORECASE
+SWITCH = re.compile(
+    r"^\W*(?:(?:ok|okay|so|oh|and|also|right|anyway)\b[,!.]?\s+)?(?:(?:an)?other thing|one more thing|separate(?:ly| thing"
+    r"| topic| question)?|(?:a |something )?(?:totally |completely )?different (?:thing|topic|subject|question|matter)|"
+    r"new (?:thing|topic)|unrelated|on another note|switching gears|changing (?:the )?(?:topic|subject)|"
+    r"moving on|also[,:]|btw|by the way|oh and|quick (?:one|question)|random(?:ly)?)\b|"
+    r"\b(?:totally|completely|entirely) (?:different|separate|unrelated) (?:thing|topic|matter|event|story)\b", _I)
+RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)
+CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
+                     r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
+                     r"perfect|great|cool|nice|got it|see you)\b", _I)
+STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
+RETURN = 0.34     # likeness an exchange needs to join a subject other than the current one
+MARGIN = 0.08     # how much better another subject must fit before the talk is taken to have moved
+PAUSE_MINUTES = 45
+_DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
+RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
+
+
+@dataclass
+class Subject:
+    """Turns of one subject, in order."""
+
+    turns: list[Turn] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    bag: Counter[str] = field(default_factory=Counter)
+
+
+def exchanges(talk: list[Turn]) -> list[list[Turn]]:
+    """A person's turn with the assistant's replies; where no assistant speaks (two people), a turn
+    with the answer to the question it ends on."""
+    has_assistant = any(t.role == "assistant" for t in talk)
+    groups: list[list[Turn]] = []
+    for turn in talk:
+        if not groups:
+            groups.append([turn])
+        elif has_assistant:
+            if turn.role == "user":
+                groups.append([turn])
+            else:
+                groups[-1].append(turn)
+        elif groups[-1][-1].content.rstrip().endswith("?") and len(groups[-1]) == 1:
+            groups[-1].append(turn)
+        else:
+            groups.append([turn])
+    return groups
+
+
+def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) -> list[Subject]:
+    """The subjects of `turns` (user and assistant turns with text), in order of first mention."""
+    talk = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    groups = exchanges(talk)
+    if not groups:
+        return []
+    texts = [" ".join(t.content for t in g)[:1200] for g in groups]
+    vectors = np.asarray(encode(texts), dtype=np.float32)
+    bags = [Counter(stem(w) for w in content_words(text)) for text in texts]
+    df = Counter(w for bag in bags for w in set(bag))
+    weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
+    subjects: list[Subject] = []
+    current: int | None = None
+    last_at = None
+    for group, vec, bag in zip(groups, vectors, bags, strict=True):
+        head = group[0]
+        if current is not None and _closing(head):
+            subjects[current].turns += group
+            continue
+        likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
+        pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
+        switch = bool(SWITCH.search(head.content))
+        chosen = _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)))
+        if _DEBUG:
+            print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
+                  f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
+        if chosen is None:
+            subjects.append(Subject())
+            chosen = len(subjects) - 1
+        subject = subjects[chosen]
+        subject.turns += group
+        subject.vectors.append(vec)
+        subject.bag.update(bag)
+        current, last_at = chosen, group[-1].at or last_at
+    return [s for s in subjects if s.vectors]
+
+
+def _choose(likeness: list[float], current: int | None, switch: bool, reconsider: bool) -> int | None:
+    """Which subject an exchange joins: None for a new one."""
+    if not likeness:
+        return None
+    best = max(range(len(likeness)), key=lambda k: likeness[k])
+    if current is not None and not switch:
+        stay = STAY * (1.6 if reconsider else 1.0)
+        if likeness[current] >= stay and likeness[best] - likeness[current] < MARGIN:
+            return current
+    if likeness[best] >= RETURN and not (switch and best == current):
+        return best
+    return None
+
+
+def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict[str, float], recent: bool) -> float:
+    """Meaning and shared uncommon words, 0..1: against the subject's last few exchanges when it is
+    the current one (a subject drifts as it goes), against all of it otherwise."""
+    vectors = subject.vectors[-RECENT:] if recent else subject.vectors
+    centroid = np.sum(vectors, axis=0)
+    norm = float(np.linalg.norm(centroid)) or 1.0
+    cosine = max(0.0, float(vec @ centroid) / norm)
+    words = set(bag)
+    total = sum(weight.get(w, 0.0) for w in words) or 1.0
+    shared = sum(weight.get(w, 0.0) for w in words if w in subject.bag)
+    return 0.65 * cosine + 0.35 * min(1.0, 2 * shared / total)
+
+
+def _closing(turn: Turn) -> bool:
+    """"ok thanks", "bye for now": belongs to whatever was being said, and starts nothing."""
+    return len(content_words(turn.content)) <= 3 and bool(CLOSING.search(turn.content))

@@ -1,0 +1,150 @@
+"""Corrections supersede: when a value changes (a budget, a date, a venue, a count), the newer fact
+is current and the older one is struck through in the topic file with the day it was replaced.
+
+A fact supersedes an older fact of the same topic when it says so ("4,500 EUR instead of 4,000",
+"not sage green but dark blue", "moved it from 21 to 28 March", or an assistant echo of it saying
+so), or when it gives the same quantity a different value (the same `numbers` key) with change
+language ("now", "actually", "changed", "updated"). The old line stays, so history is readable
+and a one-line diff shows the correction.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sheriff_vault.compaction.numbers import numbers_in
+from sheriff_vault.store.items import Item
+from sheriff_vault.text import content_words, stem
+
+if TYPE_CHECKING:
+    from sheriff_vault.compaction.units import Unit
+    from sheriff_vault.store.topics import Topic
+
+_I = re.IGNORECASE
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+# A value: an amount or count ("4,500 EUR", "236 laptops"), a date ("4 July", "the 23rd"), a weekday.
+_VALUE = (rf"(?:(?:{_WEEKDAYS}),? )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})(?: \d{{4}})?"
+          rf"|(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?"
+          r"|[$€£]?\d[\d,.]*(?:\s?(?:%|[A-Za-z]{1,3}\b|[A-Za-z]{3,20}s\b))?"
+          rf"|(?:{_WEEKDAYS})")
+_MOVED = (r"moved|moves|moving|changed|changes|goes|went|going|rose|rises|raised|increased|decreased|dropped|fell|"
+          r"cut|updated|rescheduled|postponed|pushed|bumped|shifted|switched|jumped|grew|corrected|revised")
+_PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,3}?"  # a short name ("dark blue", "Casa Lupa")
+_EXPLICIT = [
+    re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
+    re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_PHRASE})\b", _I),
+    re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
+    re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
+    re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?P<old>{_PHRASE})\b", _I),
+    re.compile(rf"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
+]
+CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correction|instead|revised|recounted|"
+                    r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
+                    r"pushed|postponed|brought forward|rescheduled|switched|swapped|not)\b", _I)
+_DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
+_GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
+_LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
+
+
+def value_pairs(text: str) -> list[tuple[str, str]]:
+    """(new, old) values a sentence states explicitly: "X instead of Y", "X, not Y", "not Y but X",
+    "from Y to X", "renamed Y to X"."""
+    pairs: list[tuple[str, str]] = []
+    for rx in _EXPLICIT:
+        for m in rx.finditer(text):
+            new, old = _clean(m["new"]), _clean(m["old"])
+            if new and old and new.lower() != old.lower() and (new, old) not in pairs:
+                pairs.append((new, old))
+    return pairs
+
+
+def _clean(value: str) -> str:
+    value = value.strip(" ,.;:!?\"'")
+    while _LEADING.match(value):
+        value = _LEADING.sub("", value, count=1)
+    return value
+
+
+def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit]]:
+    """Strike through the topic's older facts that `units` (this sleep's, already in the topic)
+    correct; returns (text struck, the unit that corrected it). `day` is written as the day each
+    was superseded."""
+    struck: list[tuple[str, Unit]] = []
+    for unit in units:
+        items = [i for i in topic.items() if i.kind in ("fact", "event")]
+        mine = [i for i in items if unit.turn.id in i.turn_ids]
+        if not mine:
+            continue
+        first = min(i.line for i in mine)
+        older = [i for i in items if not i.superseded and unit.turn.id not in i.turn_ids
+                 and (i.line < first or (i.date and mine[0].date and i.date < mine[0].date))]
+        for old in _corrected(unit, older):
+            if _DEBUG:
+                print(f"supersede: {unit.turn.id} {unit.text[:70]!r} strikes {old.text[:70]!r}")
+            topic.body.replace_item(old, replace(old, superseded=day))
+            struck.append((old.text, unit))
+    return struck
+
+
+def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
+    """The older facts `unit` corrects."""
+    text = unit.text
+    pairs = value_pairs(text) + [p for p in unit.corrects if p not in value_pairs(text)]
+    found: list[Item] = []
+    slot = _slot_words(text)
+    for new, old in pairs:
+        for item in older:
+            if item in found:
+                continue
+            if _mentions(item.text, old) and not _mentions(item.text, new) and (
+                    _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3):
+                found.append(item)
+    if found or not (CHANGE.search(text) or "correction" in unit.flags):
+        return found
+    for number in unit.numbers:
+        for item in older:
+            if item in found:
+                continue
+            for was in numbers_in(item.text, unit.turn, unit.at):
+                same_slot = number.key == was.key and (number.key not in _GENERIC_KEYS or
+                                                        slot & _slot_words(item.text))
+                if same_slot and was.unit == number.unit and was.value != number.value:
+                    found.append(item)
+                    break
+    for new_date in _dates(text):
+        for item in older:
+            if item in found:
+                continue
+            old_dates = [d for d in _dates(item.text) if d.lower() != new_date.lower()]
+            if old_dates and not _mentions(item.text, new_date) and len(slot & _slot_words(item.text)) >= 1:
+                found.append(item)
+    return found
+
+
+def _slot_words(text: str) -> set[str]:
+    """What a fact is about, minus speakers, values and change words."""
+    body = re.sub(r"^[^:]{1,60}:\s", "", text)
+    return {stem(w) for w in content_words(body) if not CHANGE.fullmatch(w) and w.lower() not in _MONTHS.lower()}
+
+
+def _mentions(text: str, value: str) -> bool:
+    number = _numeric(value)
+    if number is not None:
+        return any(_numeric(n) == number for n in re.findall(r"\d[\d,.]*\d|\d", text))
+    return re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, _I) is not None
+
+
+def _numeric(value: str) -> float | None:
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", value)
+    if not m or re.search(_MONTHS, value, _I):
+        return None
+    try:
+        return float(m.group(0).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _dates(text: str) -> list[str]:
+    return re.findall(rf"\b\d{{1,2}} (?:{_MONTHS})\b|\b(?:{_MONTHS}) \d{{1,2}}\b", text)
