@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test test-fast bench locomo clean
+.PHONY: setup demo lint test test-fast bench locomo clean
 
 # The CPU build of torch goes in first: sentence-transformers would otherwise pull the CUDA one.
 $(STAMP): pyproject.toml
@@ -20,6 +20,10 @@ setup: $(STAMP)
 
 demo: setup
 	bash examples/demo.sh
+
+lint: setup
+	$(BIN)/ruff check sheriff_vault tests benchmarks skills
+	$(BIN)/mypy
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -15,8 +15,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sheriff_vault.bench_locomo import report_markdown, run, summary_lines  # noqa: E402
+from benchmarks.locomo_harness import report_markdown, run, summary_lines  # noqa: E402
 
 
 def main() -> int:

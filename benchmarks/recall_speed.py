@@ -36,9 +36,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE.parent))  # appended, so PYTHONPATH can point at another sheriff_vault to compare
 
 from benchmarks.synthetic import NOW, generate  # noqa: E402
-from sheriff_vault import rpc  # noqa: E402
-from sheriff_vault.client import answer  # noqa: E402
-from sheriff_vault.vault import Vault  # noqa: E402
+from sheriff_vault.daemon import rpc  # noqa: E402
+from sheriff_vault.daemon.client import recall as answer  # noqa: E402
+from sheriff_vault.store.vault import Vault  # noqa: E402
 
 NOW_ISO = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
 TARGETS = {"recall_p50_ms": 30.0, "recall_p95_ms": 100.0, "save_p95_s": 1.0, "rss_mb": 700.0}
@@ -93,7 +93,7 @@ def vault_cmd() -> list[str]:
 # -- phases ------------------------------------------------------------------------------------
 def rebuild(vault: Vault, facts: int, cold: bool) -> dict:
     """Index.rebuild() in this process, the model already loaded; embedding time measured apart."""
-    from sheriff_vault.index import Index
+    from sheriff_vault.index.engine import Index
 
     if cold:
         shutil.rmtree(vault.cache / "embeddings", ignore_errors=True)
@@ -138,7 +138,7 @@ def rebuild(vault: Vault, facts: int, cold: bool) -> dict:
 
 PROBE = """
 import sys, time
-from sheriff_vault.embed import Embedder
+from sheriff_vault.index.embed import Embedder
 texts = [f"Fact {i}: the {w} dry run failed on the invoices table because of a missing index." for i, w in
          enumerate(("billing checkout search orders pricing catalog " * 100).split()[:512])]
 e = Embedder(); e.load(); e.encode(texts[:64])
@@ -185,7 +185,7 @@ def daemon_recall(vault: Vault, queries: list[str]) -> tuple[list[float], list[d
         t = time.perf_counter()
         reply = answer(vault, q, now=NOW)
         times.append(time.perf_counter() - t)
-        if reply["via"] != "daemon":
+        if reply.via != "daemon":
             raise SystemExit("recall did not go through the daemon")
         replies.append(reply)
     return times, replies
@@ -193,21 +193,21 @@ def daemon_recall(vault: Vault, queries: list[str]) -> tuple[list[float], list[d
 
 def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
     """The in-process path (a warm Index in this process) must give the daemon's answers."""
-    from sheriff_vault.index import Index
-    from sheriff_vault.recall import recall
+    from sheriff_vault.index.engine import Index
+    from sheriff_vault.retrieval.ranking import recall
 
     idx = Index(vault)
     idx.open()
     idx.snapshot()
     differ, times = 0, []
     try:
-        for q, reply in zip(queries, replies):
+        for q, reply in zip(queries, replies, strict=True):
             t = time.perf_counter()
             res = recall(vault, q, index=idx, now=NOW)
             times.append(time.perf_counter() - t)
             mine = res.to_json()
             a = ([t["path"] for t in mine["topics"]], mine["order"])
-            b = ([t["path"] for t in reply["json"]["topics"]], reply["json"]["order"])
+            b = ([t["path"] for t in reply.json["topics"]], reply.json["order"])
             differ += a != b
     finally:
         idx.close()
@@ -285,7 +285,7 @@ def save_to_searchable(vault: Vault, syn, trials: int, timeout: float = 30.0) ->
             n += 1
             reply = answer(vault, f"the {word} gadget", now=NOW)
             found = any(tp["path"] == rel and any(word in f["text"] for f in tp["facts"])
-                        for tp in reply["json"]["topics"])
+                        for tp in reply.json["topics"])
             elapsed = time.perf_counter() - t0
             if found or elapsed > timeout:
                 break
@@ -296,8 +296,9 @@ def save_to_searchable(vault: Vault, syn, trials: int, timeout: float = 30.0) ->
         polls.append(n)
         time.sleep(0.3)  # let the debounced worker go idle between trials
     all_times = times["new_topic"] + times["edit_topic"]
-    return {"trials": trials, "not_found": misses, "all_s": dist(all_times, 1.0), "new_topic_s": dist(times["new_topic"], 1.0),
-            "edit_topic_s": dist(times["edit_topic"], 1.0), "polls_p50": pct(polls, 50), "polls_max": max(polls)}
+    return {"trials": trials, "not_found": misses, "all_s": dist(all_times, 1.0),
+            "new_topic_s": dist(times["new_topic"], 1.0), "edit_topic_s": dist(times["edit_topic"], 1.0),
+            "polls_p50": pct(polls, 50), "polls_max": max(polls)}
 
 
 def _uuid(rng) -> str:
@@ -338,7 +339,7 @@ def run_size(n: int, args, work: Path) -> dict:
         times, replies = daemon_recall(vault, queries)
         res["loadavg"]["after_recall"] = loadavg()
         res["recall_ms"] = dist(times)
-        res["recall_modes"] = {m: sum(r["json"]["mode"] == m for r in replies) for m in ("light", "deep")}
+        res["recall_modes"] = {m: sum(r.json["mode"] == m for r in replies) for m in ("light", "deep")}
         res["daemon_memory_after_queries_mb"] = proc_memory(pid)
         log(f"  recall p50 {res['recall_ms']['p50']} ms p95 {res['recall_ms']['p95']} ms; in-process comparison")
         k = min(len(queries), args.compare)
@@ -359,8 +360,8 @@ def run_size(n: int, args, work: Path) -> dict:
 def machine() -> dict:
     cpu = ""
     try:
-        cpu = next(l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                   if l.startswith("model name"))
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     mem = 0
@@ -385,32 +386,40 @@ def table(results: dict[str, dict]) -> str:
     sizes = sorted(results, key=int)
     rows: list[tuple[str, callable]] = [
         ("facts (docs incl. topic docs)", lambda r: f"{r['vault']['facts']:,} ({r['rebuild_cold']['docs']:,})"),
-        ("cold rebuild: s / facts/s", lambda r: f"{r['rebuild_cold']['seconds']} / {r['rebuild_cold']['facts_per_s']:,.0f}"),
+        ("cold rebuild: s / facts/s",
+         lambda r: f"{r['rebuild_cold']['seconds']} / {r['rebuild_cold']['facts_per_s']:,.0f}"),
         ("cold rebuild: embeddings/s (embed share)", lambda r: f"{r['rebuild_cold']['embeddings_per_s']:,.0f} "
          f"({100 * r['rebuild_cold']['embed_seconds'] / r['rebuild_cold']['seconds']:.0f}%)"),
-        ("warm rebuild (cache hit): s / facts/s", lambda r: f"{r['rebuild_warm']['seconds']} / {r['rebuild_warm']['facts_per_s']:,.0f}"),
+        ("warm rebuild (cache hit): s / facts/s",
+         lambda r: f"{r['rebuild_warm']['seconds']} / {r['rebuild_warm']['facts_per_s']:,.0f}"),
         ("no-op refresh (full scan), ms", lambda r: f"{r['rebuild_warm']['noop_refresh_s'] * 1000:.0f}"),
         ("snapshot load, ms", lambda r: f"{r['rebuild_warm']['snapshot_load_s'] * 1000:.0f}"),
         ("daemon start to ready, s", lambda r: f"{r['daemon_start_s']}"),
         ("first recall after start, ms", lambda r: f"{r['first_recall_ms']}"),
         ("socket ping p50, ms", lambda r: f"{r['ping_ms']['p50']}"),
-        ("**recall via daemon p50 / p95 / p99, ms**", lambda r: f"**{r['recall_ms']['p50']} / {r['recall_ms']['p95']}** / {r['recall_ms']['p99']}"),
-        ("recall in-process (warm index) p50 / p95, ms", lambda r: f"{r['same_as_in_process']['in_process_warm_ms']['p50']} / "
-         f"{r['same_as_in_process']['in_process_warm_ms']['p95']}"),
-        ("daemon = in-process answers", lambda r: f"{r['same_as_in_process']['compared'] - r['same_as_in_process']['differ']}"
-         f"/{r['same_as_in_process']['compared']}"),
+        ("**recall via daemon p50 / p95 / p99, ms**",
+         lambda r: f"**{r['recall_ms']['p50']} / {r['recall_ms']['p95']}** / {r['recall_ms']['p99']}"),
+        ("recall in-process (warm index) p50 / p95, ms",
+         lambda r: f"{r['same_as_in_process']['in_process_warm_ms']['p50']} / "
+                   f"{r['same_as_in_process']['in_process_warm_ms']['p95']}"),
+        ("daemon = in-process answers",
+         lambda r: f"{r['same_as_in_process']['compared'] - r['same_as_in_process']['differ']}"
+                   f"/{r['same_as_in_process']['compared']}"),
         ("`python -c pass` p50, ms", lambda r: f"{r['cli_ms']['python_pass']['p50']}"),
         ("`python -c \"import click\"` p50, ms", lambda r: f"{r['cli_ms']['python_import_click']['p50']}"),
-        ("`vault recall` CLI p50 / p95, ms", lambda r: f"{r['cli_ms']['vault_recall']['p50']} / {r['cli_ms']['vault_recall']['p95']}"),
+        ("`vault recall` CLI p50 / p95, ms",
+         lambda r: f"{r['cli_ms']['vault_recall']['p50']} / {r['cli_ms']['vault_recall']['p95']}"),
         ("CLI / `python -c pass` (p50 ratio)", lambda r: f"{r['cli_ms']['ratio_vs_python_pass']}x "
          f"(+{r['cli_ms']['overhead_over_python_pass_ms']} ms)"),
         ("**save → searchable p50 / p95, s**", lambda r: f"**{r['save_to_searchable']['all_s']['p50']} / "
          f"{r['save_to_searchable']['all_s']['p95']}** ({r['save_to_searchable']['trials']} trials, "
          f"{r['save_to_searchable']['not_found']} missed)"),
-        ("load average (1 min) during recall", lambda r: f"{r['loadavg']['before_recall']:.1f} → {r['loadavg']['after_recall']:.1f}"),
+        ("load average (1 min) during recall",
+         lambda r: f"{r['loadavg']['before_recall']:.1f} → {r['loadavg']['after_recall']:.1f}"),
         ("**daemon RSS after queries (HWM), MB**", lambda r: f"**{r['daemon_memory_after_queries_mb'].get('VmRSS')}** "
          f"({r['daemon_memory_after_queries_mb'].get('VmHWM')})"),
-        ("daemon RSS at end (HWM), MB", lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
+        ("daemon RSS at end (HWM), MB",
+         lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
     ]
     head = "| | " + " | ".join(f"{int(s):,} topics" for s in sizes) + " |"
     lines = [head, "|---" * (len(sizes) + 1) + "|"]
@@ -457,7 +466,7 @@ def main() -> int:
     finally:
         if not args.work and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for r in results.values():
         r["measured_at"] = stamp
         r["embed_probe_texts_per_s"] = probe

@@ -31,7 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 NOW = dt.datetime(2026, 2, 20, 18, 0, tzinfo=UTC)
 SPAN_DAYS = 730
 MONTHS = "January February March April May June July August September October November December".split()
@@ -47,7 +47,8 @@ Caroline Melanie Gus Harriet Otis Winona Bram Colette Dev Ilse Ferran Ottilie Ju
 LAST = """Chen Patel Garcia Novak Okafor Schmidt Rossi Tanaka Silva Kowalski Haddad Nguyen Larsen Moreau Ibrahim
 Fischer Costa Jensen Ahmed Romero Müller Dubois Kim Andersen Mensah Ortiz Lindqvist Petrov Suzuki Almeida Weber
 Yilmaz Horvat Sato Bianchi Nakamura Adeyemi Castillo Berg Kaur Varga Hoffmann Laurent Oyelaran Mendes Eriksen
-Kapoor Rahman Fontaine Kozlov Takahashi Ferreira Nilsson Abara Quinn Marsh Whitfield Delacroix Ivanova Brennan""".split()
+Kapoor Rahman Fontaine Kozlov Takahashi Ferreira Nilsson Abara Quinn Marsh Whitfield Delacroix Ivanova
+Brennan""".split()
 CITIES = """Lisbon Porto Madrid Seville Barcelona Valencia Marseille Lyon Paris Bordeaux Brussels Ghent Amsterdam
 Utrecht Rotterdam Hamburg Berlin Leipzig Munich Vienna Salzburg Zurich Geneva Milan Turin Bologna Florence Rome Naples
 Palermo Athens Thessaloniki Istanbul Izmir Sofia Bucharest Budapest Prague Krakow Warsaw Gdansk Vilnius Riga Tallinn
@@ -98,13 +99,15 @@ DOCTORS = "physio dentist GP dermatologist optician cardiologist orthopedist all
 OCCASIONS = """birthday party|wedding|baby shower|housewarming|graduation|retirement party|anniversary dinner|
 farewell drinks|christening|engagement party|reunion|book launch""".replace("\n", " ").split("|")
 VENUES = """Riverside Park|the community hall|the rooftop bar|Luigi's trattoria|the beach house|the old brewery|
-the botanical garden|the boathouse|our place|the tapas bar on Main Street|the village green|the art studio""".replace("\n", " ").split("|")
+the botanical garden|the boathouse|our place|the tapas bar on Main Street|the village green|
+the art studio""".replace("\n", " ").split("|")
 MONEY = """tax return|car insurance renewal|mortgage refinance|pension contributions|household budget|
 emergency fund|electricity contract|phone plan|health insurance|childcare costs|rental deposit|stock options"""\
     .replace("\n", " ").split("|")
 BOOK_ADJ = "Silent Hidden Last Broken Golden Distant Quiet Burning Endless Forgotten Crooked Northern".split()
 BOOK_NOUN = "River Garden Orchard Station Archive Harbour Frontier Kingdom Library Signal Atlas Meadow".split()
-GENRES = "mystery novel|history book|sci-fi novel|memoir|poetry collection|biography|fantasy series|essay collection".split("|")
+GENRES = ("mystery novel|history book|sci-fi novel|memoir|poetry collection|biography|fantasy series|"
+          "essay collection").split("|")
 TOOLS = """pytest ruff black mypy uv poetry pnpm yarn vitest eslint prettier tmux neovim VS-Code zsh fish git-rebase
 make just pre-commit""".split()
 TASKS = """formatting, dependency management, testing, code review, note taking, commit messages, deploys, type
@@ -119,8 +122,8 @@ VAGUE_QUERIES = """how do I fix the build|what should I cook tonight|any ideas f
 talked about|what's next on my list|summarise where things stand|what did I forget|is there anything urgent|
 what were we worried about|which things are still open""".replace("\n", " ").split("|")
 
-OCCASIONS, VENUES, MONEY, PHRASE, VAGUE_QUERIES = ([x.strip() for x in seq] for seq in (OCCASIONS, VENUES, MONEY, PHRASE,
-                                                                                      VAGUE_QUERIES))
+OCCASIONS, VENUES, MONEY, PHRASE, VAGUE_QUERIES = (
+    [x.strip() for x in seq] for seq in (OCCASIONS, VENUES, MONEY, PHRASE, VAGUE_QUERIES))
 
 _STOP = set("""the and for with from that this was were are has have had will would about into over after
 before again there their they them then than what when where which who whom why how not but all any can could
@@ -192,7 +195,8 @@ class Synthetic:
                 "evergreen": sum(t.evergreen for t in self.topics),
                 "related_edges": sum(len(t.related) for t in self.topics),
                 "aliases": sum(len(t.aliases) for t in self.topics), "seed": self.seed,
-                "now": self.now.strftime("%Y-%m-%dT%H:%M:%SZ"), "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
+                "now": self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
 
     def queries(self, n: int, seed: int | None = None) -> list[str]:
         """Varied questions an agent would pass to recall: by name or alias, about a fact's details,
@@ -219,7 +223,8 @@ class Synthetic:
                                        f"when is {who}'s next appointment?", f"{who} {words}"]))
             elif kind == 6:
                 month = MONTHS[f.at.month - 1]
-                out.append(rng.choice([f"what happened with {words} last week?", f"what did we decide yesterday about {words}?",
+                out.append(rng.choice([f"what happened with {words} last week?",
+                                       f"what did we decide yesterday about {words}?",
                                        f"what was going on in {month} {f.at.year}?", f"{words} in {month} {f.at.year}",
                                        f"what did we talk about recently regarding {t.name}?"]))
             elif kind == 7:
@@ -290,12 +295,16 @@ class _Maker:
                 lambda at: f"The {comp} dry run failed on the {table} table because of a missing index.",
                 lambda at: f"{first} owns the {comp} rollout; {other} reviews.",
                 lambda at: f"Deadline for {comp} is {self.day_month(at, 60)}.",
-                lambda at: f"Load test showed p95 of {r.randint(40, 900)} ms on {comp} with {r.randint(2, 64)} workers.",
-                lambda at: f"We chose {new} over {p(TECH)} for {comp} because of {p(['cost', 'latency', 'support', 'team experience', 'licensing'])}.",
+                lambda at: f"Load test showed p95 of {r.randint(40, 900)} ms on {comp} "
+                           f"with {r.randint(2, 64)} workers.",
+                lambda at: f"We chose {new} over {p(TECH)} for {comp} because of "
+                           f"{p(['cost', 'latency', 'support', 'team experience', 'licensing'])}.",
                 lambda at: f"Rollback plan for {comp}: keep {old} read-only for {r.randint(2, 14)} days.",
                 lambda at: f"{comp.capitalize()} costs {r.randint(2, 90) * 100} USD a month on {p(TECH)}.",
-                lambda at: f"Bug in {comp}: {p(TABLES)} rows duplicated after retries; fixed in release {r.randint(1, 9)}.{r.randint(0, 30)}.",
-                lambda at: f"Standup moved to {p(WEEKDAYS)} {r.randint(8, 11)}:{p(['00', '15', '30'])} for the {comp} team.",
+                lambda at: f"Bug in {comp}: {p(TABLES)} rows duplicated after retries; "
+                           f"fixed in release {r.randint(1, 9)}.{r.randint(0, 30)}.",
+                lambda at: f"Standup moved to {p(WEEKDAYS)} {r.randint(8, 11)}:{p(['00', '15', '30'])} "
+                           f"for the {comp} team.",
                 lambda at: f"{other} {p(PHRASE)} on the {comp} design doc.",
             ]
             return name, one, aliases, makers, False, words | {"comp": comp, "tech": new}
@@ -345,11 +354,14 @@ class _Maker:
                 name, one = f"{thing.capitalize()} club", f"{thing.capitalize()} training and events"
             aliases = [thing] if r.random() < 0.4 else []
             makers = [
-                lambda at: f"{thing.capitalize()} lesson moved to {p(WEEKDAYS)} at {r.randint(9, 20)}:{p(['00', '15', '30', '45'])}.",
+                lambda at: f"{thing.capitalize()} lesson moved to {p(WEEKDAYS)} "
+                           f"at {r.randint(9, 20)}:{p(['00', '15', '30', '45'])}.",
                 lambda at: f"Practised {_w(p(PIECES))} for {r.randint(10, 90)} minutes.",
-                lambda at: f"Teacher {first} says to focus on {p(['rhythm', 'grammar', 'technique', 'breathing', 'endurance', 'vocabulary'])}.",
+                lambda at: f"Teacher {first} says to focus on "
+                           f"{p(['rhythm', 'grammar', 'technique', 'breathing', 'endurance', 'vocabulary'])}.",
                 lambda at: f"Signed up for the {thing} course starting {self.day_month(at)}.",
-                lambda at: f"The {thing} membership costs {r.randint(20, 120)} EUR a month at {p(ORG_A)} {p(['Academy', 'Club', 'Studio', 'Centre'])}.",
+                lambda at: f"The {thing} membership costs {r.randint(20, 120)} EUR a month "
+                           f"at {p(ORG_A)} {p(['Academy', 'Club', 'Studio', 'Centre'])}.",
                 lambda at: f"Finished level {r.randint(1, 8)} of {thing}.",
                 lambda at: f"{other} might join the {thing} sessions.",
             ]
@@ -363,7 +375,9 @@ class _Maker:
             makers = [
                 lambda at: f"Appointment with the {doc} on {self.day_month(at)}.",
                 lambda at: f"Ran {r.randint(3, 21)} km in {r.randint(18, 130)} minutes.",
-                lambda at: f"The {doc} suggested {p(['stretching', 'more sleep', 'an x-ray', 'a blood test', 'new glasses', 'physio'])} for the {cond} and a check-up in {r.randint(2, 12)} weeks.",
+                lambda at: f"The {doc} suggested "
+                           f"{p(['stretching', 'more sleep', 'an x-ray', 'a blood test', 'new glasses', 'physio'])} "
+                           f"for the {cond} and a check-up in {r.randint(2, 12)} weeks.",
                 lambda at: f"Prescription for the {cond} renewed for {r.randint(1, 6)} months by Dr {p(LAST)}.",
                 lambda at: f"{cond.capitalize()} was worse after {_w(p(SPORTS))}.",
             ]
@@ -378,7 +392,8 @@ class _Maker:
                 lambda at: f"The {occ} is on {p(WEEKDAYS)} {self.day_month(at, 40)} at {venue}.",
                 lambda at: f"Budget for the {occ} is {r.randint(1, 20) * 50} USD.",
                 lambda at: f"{other} will bring the {food}.",
-                lambda at: f"Invitations for {first}'s {occ} go out to {r.randint(8, 120)} guests by {self.day_month(at, 20)}.",
+                lambda at: f"Invitations for {first}'s {occ} go out to {r.randint(8, 120)} guests "
+                           f"by {self.day_month(at, 20)}.",
                 lambda at: f"{first} does not want a surprise.",
                 lambda at: f"Gift idea for {first}: a {p(GENRES)} or {p(INSTRUMENTS)} lessons.",
                 lambda at: f"{p(FIRST)} is allergic to {_w(p(ALLERGENS))}, so no {food}.",
@@ -395,7 +410,8 @@ class _Maker:
                 lambda at: f"Paid {r.randint(50, 5000)} EUR for the {what}.",
                 lambda at: f"{first} at the bank {p(PHRASE)}.",
                 lambda at: f"Switched provider to {p(ORG_A)} {p(ORG_B)}, saving {r.randint(5, 80)} EUR a month.",
-                lambda at: f"Need the {p(['payslips', 'receipts', 'contract', 'statement', 'invoice'])} from {p(MONTHS)} for the {what}.",
+                lambda at: f"Need the {p(['payslips', 'receipts', 'contract', 'statement', 'invoice'])} "
+                           f"from {p(MONTHS)} for the {what}.",
             ]
             return name, one, aliases, makers, False, words
         if kind == "reading":
@@ -423,7 +439,8 @@ class _Maker:
             lambda at: f"User drinks {p(DRINKS)} while doing {task}, {r.randint(1, 4)} cups a day.",
             lambda at: f"Keep {task} short: at most {r.randint(3, 12)} lines, says {first}.",
             lambda at: f"Do not use {p(TECH)} for {p(TASKS)}.",
-            lambda at: f"User does {task} best between {r.randint(6, 10)} and {r.randint(12, 15)} o'clock on {p(WEEKDAYS)}s.",
+            lambda at: f"User does {task} best between {r.randint(6, 10)} and {r.randint(12, 15)} o'clock "
+                       f"on {p(WEEKDAYS)}s.",
         ]
         return name, one, aliases, makers, r.random() < 0.85, words
 
@@ -469,7 +486,7 @@ def _wake_text(s: Session, topic_ids: list[str]) -> str:
 def generate(root: Path, n_topics: int, *, seed: int = 7, now: dt.datetime = NOW, embedding: bool = True,
              git: bool = True, wake: bool = True) -> Synthetic:
     """Make a vault at `root` (init_vault) holding `n_topics` synthetic topics; see the module docstring."""
-    from sheriff_vault.vault import init_vault
+    from sheriff_vault.store.vault import init_vault
 
     t0 = time.perf_counter()
     root = Path(root)
@@ -511,7 +528,8 @@ def generate(root: Path, n_topics: int, *, seed: int = 7, now: dt.datetime = NOW
         while name.lower() in names:  # the same subject again: tell them apart as a person would
             k += 1
             name = rng.choice([f"{base} ({rng.choice(FIRST)})", f"{base} in {rng.choice(CITIES)}",
-                               f"{base} {NOW.year - rng.randint(0, 2)}", f"{rng.choice(ADJ).capitalize()} {base[0].lower()}{base[1:]}"])
+                               f"{base} {NOW.year - rng.randint(0, 2)}",
+                               f"{rng.choice(ADJ).capitalize()} {base[0].lower()}{base[1:]}"])
             if k > 5:
                 name = f"{base} ({k})"
         names.add(name.lower())

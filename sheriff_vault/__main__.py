@@ -1,3 +1,3 @@
-from .cli import main
+from sheriff_vault.cli import main
 
 main()

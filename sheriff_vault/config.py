@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import ConfigError
+from sheriff_vault.errors import ConfigError
 
 CONFIG_NAME = "vault.yaml"
 
@@ -198,7 +198,7 @@ def _build(cls: type, data: Any, prefix: str, path: Path, line: int | None = Non
             warnings.warn(f"{path}:{key_line}: unknown setting `{dotted}` is ignored", ConfigWarning, stacklevel=2)
             continue
         hint = hints[key]
-        if dataclasses.is_dataclass(hint):
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             values[key] = _build(hint, value, dotted + ".", path, key_line)
         else:
             values[key] = _check(dotted, _coerce(dotted, hint, value, path, key_line), path, key_line)

@@ -5,8 +5,8 @@ Deterministic and dependency-free on purpose: the same conversation always gives
 from __future__ import annotations
 
 import re
-from collections import Counter
-from typing import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are aren't as at be because been before being below between
@@ -32,7 +32,8 @@ inspiration inspiring inspired happiness joy fun blast vibe vibes awesome remind
 appreciated appreciating grateful thankful lucky blessed proud glad honestly totally seriously anyway stuff whole
 """.split())
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
+_ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
+                     r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'(?!s\b)[A-Za-z]+)*|[A-Za-z]")
 _CODE_FENCE = re.compile(r"```.*?```", re.S)
 _PROPER = re.compile(r"\b(?:[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,}[a-z]?)(?:\s+(?:[A-Z][a-z]+|[A-Z]{2,}))*\b")
@@ -157,7 +158,7 @@ def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list
     """The k phrases that best name what `docs` are about: frequent in them, uncommon in English,
     noun phrases (and their head-word endings) preferred over loose words. Names keep their capitals."""
     skip = {w.lower() for w in ignore}
-    count: Counter[str] = Counter()
+    count: defaultdict[str, float] = defaultdict(float)
     spelled: dict[str, Counter[str]] = {}
     for doc in docs:
         nps = [p for p in dict.fromkeys(noun_phrases(doc)) if not set(p.lower().split()) & skip]

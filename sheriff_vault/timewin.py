@@ -12,16 +12,16 @@ import functools
 import re
 import string
 from calendar import monthrange
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, time, timedelta, timezone
-from typing import Callable, Optional
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import TimePhraseError
+from sheriff_vault.errors import TimePhraseError
 
 __all__ = ["Window", "resolve", "find", "find_all", "parse_instant", "to_iso", "utcnow"]
 
-UTC = timezone.utc
+UTC = UTC
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTHS = {name[:3].lower(): i + 1 for i, name in enumerate(_MONTH_NAMES)}
 _WDAYS = {name: i for i, name in enumerate("mon tue wed thu fri sat sun".split())}
@@ -221,7 +221,7 @@ def _month_year(c: _Ctx, mon: int, how: str) -> int:
             "future": y if mon >= cur else y + 1, "next": y if mon > cur else y + 1}[how]
 
 
-def _pick_date(c: _Ctx, mon: int, day: int) -> Optional[date]:
+def _pick_date(c: _Ctx, mon: int, day: int) -> date | None:
     """A month-day without a year: by default the nearest occurrence (14 February said on 10 February
     is in four days, not last year); prefer="past"/"future" take the latest/first on that side."""
     found = []
@@ -250,11 +250,11 @@ def _count(s: str) -> tuple[int, int]:
 
 # ---------------------------------------------------------------- handlers: match -> (start, end, gran., relative)
 
-_R = tuple[Optional[datetime], Optional[datetime], str, bool]
-Handler = Callable[[re.Match, _Ctx], Optional[_R]]
+_R = tuple[datetime | None, datetime | None, str, bool]
+Handler = Callable[[re.Match, _Ctx], _R | None]
 
 
-def _h_instant(m: re.Match, c: _Ctx) -> Optional[_R]:
+def _h_instant(m: re.Match, c: _Ctx) -> _R | None:
     """A full timestamp names one minute."""
     try:
         t = parse_instant(m.group(0), c.tzname)
@@ -263,13 +263,13 @@ def _h_instant(m: re.Match, c: _Ctx) -> Optional[_R]:
     return t, t + timedelta(minutes=1), "instant", False
 
 
-def _h_date(m: re.Match, c: _Ctx) -> Optional[_R]:
+def _h_date(m: re.Match, c: _Ctx) -> _R | None:
     """A calendar date; without a year, the one `prefer` points at; a 2-digit year is at most 10 years ahead."""
     mon = _MONTHS[m["mon"][:3].lower()] if m.groupdict().get("mon") else int(m["mo"])
     y, day = m.groupdict().get("y"), int(m["d"])
     if y:
         year = int(y) + (0 if len(y) == 4 else 2000 if 2000 + int(y) <= c.today.year + 10 else 1900)
-        d: Optional[date] = date(year, mon, day)
+        d: date | None = date(year, mon, day)
     else:
         d = _pick_date(c, mon, day)
     return (*_days(c, d, d), "day", not y) if d else None
@@ -278,7 +278,8 @@ def _h_date(m: re.Match, c: _Ctx) -> Optional[_R]:
 def _h_named(m: re.Match, c: _Ctx) -> _R:
     """A weekday or month name: after last/this/next as said, else the one `prefer` points at."""
     g = m.groupdict()
-    how = {-1: "last", 0: "this", 1: "next"}.get(_REL.get((g.get("w") or "").lower()), c.prefer)
+    rel = _REL.get((g.get("w") or "").lower())
+    how = {-1: "last", 0: "this", 1: "next"}[rel] if rel is not None else c.prefer
     if g.get("wd"):
         wd = _WDAYS[g["wd"][:3].lower()]
         if how == "nearest":  # "rerun it on Thursday", said on Tuesday: in two days, not five days ago
@@ -353,10 +354,11 @@ def _h_loose(m: re.Match, c: _Ctx) -> _R:
 
 def _h_around(kind: str) -> Handler:
     """since/before/after/until X, between X and Y: a range bounded by X's (and Y's) start or end, or now."""
-    def handler(m: re.Match, c: _Ctx) -> Optional[_R]:
+    def handler(m: re.Match, c: _Ctx) -> _R | None:
         p = _point(m["a"], replace(c, prefer="past") if kind == "since" else c)  # "since" always looks back
         q = _point(m["b"], c) if kind == "between" else p
-        if kind == "between" and p and q and q[1] <= p[0]:  # "from May 1 to May 7" on 3 May: read the ends apart
+        if (kind == "between" and p and q and p[0] is not None and q[1] is not None
+                and q[1] <= p[0]):  # "from May 1 to May 7" on 3 May: read the ends apart
             p, q = _point(m["a"], replace(c, prefer="past")), _point(m["b"], replace(c, prefer="future"))
         if not p or not q:
             return None
@@ -368,7 +370,7 @@ def _h_around(kind: str) -> Handler:
 
 def _h_slept(before: bool) -> Handler:
     """Windows around the last sleep (slept_at); without one they do not match (resolve() explains why)."""
-    def handler(m: re.Match, c: _Ctx) -> Optional[_R]:
+    def handler(m: re.Match, c: _Ctx) -> _R | None:
         if c.slept_at is None:
             return None
         return (None, c.slept_at, "range", True) if before else (c.slept_at, c.now, "range", True)
@@ -464,7 +466,7 @@ _SLEEPY = re.compile(r"\b(?:slept|sleep|sleeping|asleep|woke|waking)\b", re.I)
 
 # ---------------------------------------------------------------- matching
 
-def _call(fn: Handler, m: re.Match, c: _Ctx) -> Optional[_R]:
+def _call(fn: Handler, m: re.Match, c: _Ctx) -> _R | None:
     """Run a handler; impossible dates (31 April, year 0) and empty or inverted windows count as no match."""
     try:
         r = fn(m, c)
@@ -475,7 +477,7 @@ def _call(fn: Handler, m: re.Match, c: _Ctx) -> Optional[_R]:
     return r
 
 
-def _point(text: str, c: _Ctx) -> Optional[_R]:
+def _point(text: str, c: _Ctx) -> _R | None:
     for rx, fn in _tables()[0]:
         m = rx.fullmatch(text)
         r = _call(fn, m, c) if m else None

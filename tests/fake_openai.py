@@ -13,8 +13,9 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ class FakeOpenAI:
         as JSON); {"output": [...]} is sent as the output items; {"status_code": N} as an HTTP error."""
         self.replies.append(reply)
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         self._thread.start()
         return self
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from sheriff_vault import gitlog
-from sheriff_vault.edits import create_topic
-from sheriff_vault.fsutil import atomic_write
-from sheriff_vault.items import Citation
-from sheriff_vault.topics import fact
+from sheriff_vault.store import gitlog
+from sheriff_vault.store.edits import create_topic
+from sheriff_vault.store.fsutil import atomic_write
+from sheriff_vault.store.items import Citation
+from sheriff_vault.store.topics import fact
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def day(s: str) -> dt.datetime:

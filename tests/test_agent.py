@@ -3,18 +3,18 @@ skills routing and running; the wake bundle's decisions."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from conftest import git
-from fake_openai import fake_openai, function_call, message  # noqa: F401 (fixture)
+from fake_openai import function_call
 from memory_fixtures import build, day, write_wake_packet
 
-from sheriff_vault.agent import Agent
-from sheriff_vault.buffer import load_buffer
+from sheriff_vault.agent.loop import Agent
+from sheriff_vault.agent.skills import run, search
+from sheriff_vault.agent.wake import wake
 from sheriff_vault.errors import SkillError
-from sheriff_vault.skills import registry, run, search
-from sheriff_vault.wake import wake
+from sheriff_vault.store.buffer import load_buffer
+from sheriff_vault.store.skills import registry
 
 NOW = day("2026-02-24T10:00:00")
 
@@ -65,12 +65,13 @@ def test_agent_runs_a_skill_the_model_asks_for(agent_vault, fake_openai, tmp_pat
     agent_vault.config.embedding.enabled = False
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir()
-    (repo / "pkg" / "calc.py").write_text('"""Small math."""\n\ndef add(a: int, b: int) -> int:\n    """Add two numbers."""\n    return a + b\n')
-    fake_openai.queue({"output": [function_call("skills_run", {"skill_id": "write_docs", "args": {"path": "pkg/calc.py"}})]})
+    (repo / "pkg" / "calc.py").write_text('"""Small math."""\n\ndef add(a: int, b: int) -> int:\n'
+                                          '    """Add two numbers."""\n    return a + b\n')
+    arguments = {"skill_id": "write_docs", "args": {"path": "pkg/calc.py"}}
+    fake_openai.queue({"output": [function_call("skills_run", arguments)]})
     fake_openai.queue("Wrote docs/calc.md.")
     reply = Agent(agent_vault, now=lambda: NOW).ask("please write docs for pkg/calc.py")
-    assert reply.tool_calls == [{"name": "skills_run", "arguments": {"skill_id": "write_docs", "args": {"path": "pkg/calc.py"}},
-                                 "ok": True}]
+    assert reply.tool_calls == [{"name": "skills_run", "arguments": arguments, "ok": True}]
     docs = (repo / "docs" / "calc.md").read_text()
     assert "## def `add(a: int, b: int)`" in docs and "Add two numbers." in docs
     assert "write_docs" in reply.skills
@@ -113,7 +114,8 @@ def test_skills_registry_vault_skill_overrides_builtin(vault):
 def test_skill_timeout_and_failure_are_reported(vault):
     folder = vault.root / "skills" / "slowpoke"
     folder.mkdir(parents=True)
-    (folder / "manifest.json").write_text(json.dumps({"skill_id": "slowpoke", "name": "Slow", "description": "Sleeps."}))
+    (folder / "manifest.json").write_text(json.dumps({"skill_id": "slowpoke", "name": "Slow",
+                                                      "description": "Sleeps."}))
     (folder / "skill.py").write_text("import time\n\ndef run(args, tools):\n    time.sleep(30)\n")
     with pytest.raises(SkillError) as err:
         run(vault, "slowpoke", {}, timeout=2)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import commit_count, git
 
-from sheriff_vault.buffer import Turn, load_buffer, parse, render_markdown
 from sheriff_vault.errors import ConversationFormatError
+from sheriff_vault.store.buffer import Turn, load_buffer, parse, render_markdown
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import git
-
 
 def test_clean_vault_passes(vault, invoke):
     invoke("topic", "new", "Garden", "--fact", "Tomatoes go in in May", "--vault", vault.root)
@@ -29,7 +27,7 @@ def test_doctor_reports_each_problem_with_path_and_line(vault, invoke):
     result = invoke("doctor", "--vault", vault.root)
     assert result.exit_code == 1
     lines = result.stdout.strip().splitlines()
-    assert all(re.match(r"^[\w./-]+:\d+: .+", l) for l in lines), lines
+    assert all(re.match(r"^[\w./-]+:\d+: .+", line) for line in lines), lines
     text = result.stdout
     assert "topics/broken.md:3: frontmatter is not valid YAML" in text
     assert "topics/notes.txt:1: not a topic file" in text

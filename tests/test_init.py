@@ -1,7 +1,6 @@
 """`vault init` and finding a vault: real folders, real git."""
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
@@ -9,7 +8,7 @@ import pytest
 from conftest import commit_count, git
 
 from sheriff_vault.errors import InitRefused, VaultNotFound
-from sheriff_vault.vault import find_vault, init_vault, is_vault
+from sheriff_vault.store.vault import find_vault, init_vault, is_vault
 
 
 def test_init_makes_a_committed_vault_with_hook(tmp_path: Path, invoke):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sheriff_vault.bench_locomo import cited_ids, date_spellings, has_date, plain_date, run
+from benchmarks.locomo_harness import cited_ids, date_spellings, has_date, plain_date, run
 
 pytestmark = pytest.mark.slow
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo"
@@ -26,10 +26,12 @@ def tiny_conversation() -> dict:
             "session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "10:00 am on 25 May, 2023",
             "session_1": [{"speaker": s, "dia_id": f"D1:{i + 1}", "text": t} for i, (s, t) in enumerate(s1)],
             "session_2": [{"speaker": s, "dia_id": f"D2:{i + 1}", "text": t} for i, (s, t) in enumerate(s2)],
-            "qa": [{"question": "When did Ava adopt Pixel?", "answer": "7 May 2023", "evidence": ["D1:1"], "category": 2},
+            "qa": [{"question": "When did Ava adopt Pixel?", "answer": "7 May 2023",
+                    "evidence": ["D1:1"], "category": 2},
                    {"question": "What did Ben make in his pottery class?", "answer": "a blue tea bowl",
                     "evidence": ["D1:6", "D2:1"], "category": 1},
-                   {"question": "What is Pixel like?", "answer": "shy, loves walks", "evidence": ["D1:3"], "category": 4},
+                   {"question": "What is Pixel like?", "answer": "shy, loves walks",
+                    "evidence": ["D1:3"], "category": 4},
                    {"question": "Is this adversarial?", "answer": "n/a", "evidence": ["D1:2"], "category": 5}]}
     return conv
 

@@ -21,15 +21,16 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from sheriff_vault import mdfile, timewin
-from sheriff_vault.buffer import ROLES, Turn, parse, parse_jsonl, parse_markdown, render_markdown
+from sheriff_vault import timewin
 from sheriff_vault.errors import ConversationFormatError, TimePhraseError, TopicFormatError
-from sheriff_vault.topics import Topic
+from sheriff_vault.store import mdfile
+from sheriff_vault.store.buffer import ROLES, Turn, parse, parse_jsonl, parse_markdown, render_markdown
+from sheriff_vault.store.topics import Topic
 
 N = int(os.environ.get("HYPOTHESIS_EXAMPLES", "150"))
 PROPS = settings(max_examples=N, deadline=None, derandomize=not os.environ.get("HYPOTHESIS_EXPLORE"), database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 # -- topic frontmatter ---------------------------------------------------------------------------
 WORD = st.text(alphabet=st.sampled_from(list(string.ascii_letters + string.digits + "äéß日本語ßøΩ🎉 -_.,!?'")),
@@ -75,7 +76,8 @@ def value(draw, indent: int) -> str:
     if style == "empty":
         return " " + draw(st.sampled_from(["[]", "[ ]", "''", "{}"]))
     if style == "map":
-        subkeys = draw(st.lists(st.sampled_from(["a", "b", "unit", "when", "note"]), unique=True, min_size=1, max_size=3))
+        subkeys = draw(st.lists(st.sampled_from(["a", "b", "unit", "when", "note"]), unique=True,
+                                min_size=1, max_size=3))
         return "".join(f"\n  {k}: {draw(scalar())[0]}" for k in subkeys)
     if style == "literal":
         lines = [draw(WORD) for _ in range(draw(st.integers(1, 3)))]
@@ -222,12 +224,14 @@ def test_parse_instant_raises_only_time_phrase_error(text, tz):
 
 
 # -- conversation buffers -----------------------------------------------------------------------
-JSON_VALUE = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)),
-                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-                          max_leaves=6)
+JSON_VALUE = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
 TURN_DICT = st.fixed_dictionaries({}, optional={
     "role": st.one_of(st.sampled_from(list(ROLES) + ["User", "wizard", ""]), JSON_VALUE),
-    "content": st.one_of(st.text(max_size=30), JSON_VALUE, st.lists(st.fixed_dictionaries({"text": st.text(max_size=5)}))),
+    "content": st.one_of(st.text(max_size=30), JSON_VALUE,
+                         st.lists(st.fixed_dictionaries({"text": st.text(max_size=5)}))),
     "at": st.one_of(st.sampled_from(["2023-05-08T13:56:00Z", "2023-05-08", "soon", "2023-13-01"]), JSON_VALUE),
     "id": st.one_of(st.sampled_from(["t1", "D1:3", "a b", ")("]), JSON_VALUE),
     "name": JSON_VALUE})
@@ -242,7 +246,8 @@ def _only_format_errors(fn, text: str) -> list[Turn]:
 
 
 @PROPS
-@given(st.one_of(st.text(max_size=200), st.lists(TURN_DICT, max_size=4).map(lambda ds: "\n".join(json.dumps(d) for d in ds)),
+@given(st.one_of(st.text(max_size=200),
+                 st.lists(TURN_DICT, max_size=4).map(lambda ds: "\n".join(json.dumps(d) for d in ds)),
                  st.lists(st.one_of(TURN_DICT.map(json.dumps), st.text(max_size=20)), max_size=4).map("\n".join)))
 def test_jsonl_input_is_turns_or_a_format_error(text):
     for t in _only_format_errors(parse_jsonl, text):
@@ -282,7 +287,7 @@ TURN_ID = st.text(alphabet=string.ascii_letters + string.digits + ":-_.", min_si
 @st.composite
 def turns(draw) -> list[Turn]:
     out = []
-    for i in range(draw(st.integers(1, 5))):
+    for _ in range(draw(st.integers(1, 5))):
         at = draw(st.datetimes(min_value=dt.datetime(1971, 1, 1), max_value=dt.datetime(2090, 1, 1),
                                timezones=st.just(UTC))).replace(microsecond=0)
         out.append(Turn(draw(st.sampled_from(ROLES)), draw(CONTENT), at, draw(TURN_ID), draw(NAME)))
@@ -315,7 +320,7 @@ def test_a_literal_escaped_heading_survives_the_archive():
 
 
 def test_a_line_separator_inside_a_buffered_turn_survives(vault):
-    from sheriff_vault.buffer import append_turns, load_buffer
+    from sheriff_vault.store.buffer import append_turns, load_buffer
 
     ts = [Turn("user", "one\u2028two\x85three", dt.datetime(2023, 1, 1, tzinfo=UTC), "t1", ""),
           Turn("assistant", "ok", dt.datetime(2023, 1, 1, 0, 1, tzinfo=UTC), "t2", "")]

@@ -7,8 +7,9 @@ import pytest
 from memory_fixtures import build, day, write_wake_packet
 
 from sheriff_vault.errors import TimePhraseError, VaultError
-from sheriff_vault.index import Index
-from sheriff_vault.recall import PREAMBLE, recall
+from sheriff_vault.index.engine import Index
+from sheriff_vault.retrieval.ranking import recall
+from sheriff_vault.retrieval.reply import PREAMBLE
 
 pytestmark = pytest.mark.slow
 NOW = day("2026-02-24T10:00:00")
@@ -107,7 +108,7 @@ def test_reintroduced_entity_triggers_deep_unless_in_tail(filled):
 
 
 def test_deep_mode_expands_along_related_links(filled):
-    from sheriff_vault.edits import link_topics
+    from sheriff_vault.store.edits import link_topics
 
     link_topics(filled, "Team offsite in Lisbon", "Vegetable garden", "RELATES_TO", 1.0)
     result = recall(filled, "remember the offsite flights?", now=NOW, k=1)
@@ -118,7 +119,7 @@ def test_deep_mode_expands_along_related_links(filled):
 
 
 def test_evergreen_topics_do_not_decay(vault):
-    from sheriff_vault.edits import create_topic
+    from sheriff_vault.store.edits import create_topic
 
     create_topic(vault, "Coding style", now=day("2024-01-01T00:00:00"), facts=["Always use type hints."],
                  evergreen=True)
@@ -133,7 +134,8 @@ def test_explain_lists_every_signal(filled, invoke):
     out = invoke("recall", "the party", "--explain", "--no-daemon", "--now", "2026-02-24T10:00:00Z",
                  "--vault", filled.root)
     assert out.exit_code == 0
-    for word in ("mode: light", "triggers:", "window: none", "rel=", "bm25=", "emb=", "alias=", "util=", "rec=", "win="):
+    for word in ("mode: light", "triggers:", "window: none",
+                 "rel=", "bm25=", "emb=", "alias=", "util=", "rec=", "win="):
         assert word in out.stdout
 
 

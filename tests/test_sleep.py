@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import commit_count, git
 
-from sheriff_vault.buffer import load_buffer
-from sheriff_vault.topics import Topic
+from sheriff_vault.store.buffer import load_buffer
+from sheriff_vault.store.topics import Topic
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "conversation.jsonl"
@@ -48,7 +48,7 @@ def test_one_commit_with_a_readable_message(slept):
 
 def test_buffer_keeps_only_the_tail(slept):
     root, result, _ = slept
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     buffer = load_buffer(Vault(root))
     assert result["compacted_turns"] == 22 and result["kept_turns"] == 20
@@ -95,9 +95,9 @@ def test_events_record_each_topics_change(slept):
 def test_relative_time_is_resolved_against_each_turn(slept):
     root, _, _ = slept
     lines = [i.text for t in topics_of(root) for i in t.items()]
-    failed = next(l for l in lines if "dry run failed" in l)
+    failed = next(line for line in lines if "dry run failed" in line)
     assert "yesterday (16 February 2026)" in failed
-    party = next(l for l in lines if "Riverside Park" in l and l.startswith("User"))
+    party = next(line for line in lines if "Riverside Park" in line and line.startswith("User"))
     assert "14 February 2026" in party
 
 
@@ -111,7 +111,7 @@ def test_numbers_are_typed_and_a_newer_value_supersedes(slept):
 def test_open_loop_is_recorded(slept):
     root, _, _ = slept
     loops = [i for t in topics_of(root) for i in t.loops]
-    assert any("park shelter" in l.text for l in loops)
+    assert any("park shelter" in loop.text for loop in loops)
 
 
 def test_correction_raises_utility(slept):
@@ -157,7 +157,7 @@ def test_acceptance_2_time_windows(vault, run):
 
 
 def test_acceptance_3_buffer_shrinks_and_one_commit(vault, run):
-    for turn in [json.loads(l) for l in EXAMPLE.read_text().splitlines()]:
+    for turn in [json.loads(line) for line in EXAMPLE.read_text().splitlines()]:
         run("note", turn["role"], turn["content"], "--now", turn["at"], "--vault", vault.root)
     assert len(load_buffer(vault)) == 42
     before = commit_count(vault.root)
@@ -170,24 +170,27 @@ def test_acceptance_3_buffer_shrinks_and_one_commit(vault, run):
 
 def test_acceptance_4_mid_task_sleep_then_wake_resumes(vault, run):
     run("sleep", EXAMPLE, "--now", SLEPT_AT, "--vault", vault.root)
-    fresh = json.loads(run("wake", "--json", "--no-daemon", "--now", "2026-02-20T03:45:00Z", "--vault", vault.root).stdout)
+    fresh = json.loads(run("wake", "--json", "--no-daemon", "--now", "2026-02-20T03:45:00Z",
+                           "--vault", vault.root).stdout)
     assert fresh["decision"] == "resume"
     hint = fresh["in_progress"]["resume_hint"]
     assert "Goal:" in hint and "Next step:" in hint
     assert "step 5" in hint.lower() or "graph edges" in hint.lower()
     assert "resume it now" in fresh["bundle"]
-    stale = json.loads(run("wake", "--json", "--no-daemon", "--now", "2026-02-23T09:00:00Z", "--vault", vault.root).stdout)
+    stale = json.loads(run("wake", "--json", "--no-daemon", "--now", "2026-02-23T09:00:00Z",
+                           "--vault", vault.root).stdout)
     assert stale["decision"] == "confirm" and "ask the person" in stale["bundle"]
 
 
 def test_acceptance_6_repeated_mentions_merge_different_parties_stay_apart(vault, run, tmp_path):
     def convo(day: str, lines: list[str], start: int) -> Path:
         path = tmp_path / f"{day}.jsonl"
-        path.write_text("".join(json.dumps({"role": "user", "content": l, "at": f"{day}T10:{i:02d}:00Z",
-                                            "id": f"c{start + i}"}) + "\n" for i, l in enumerate(lines)))
+        path.write_text("".join(json.dumps({"role": "user", "content": line, "at": f"{day}T10:{i:02d}:00Z",
+                                            "id": f"c{start + i}"}) + "\n" for i, line in enumerate(lines)))
         return path
 
-    (vault.root / "vault.yaml").write_text((vault.root / "vault.yaml").read_text().replace("tail_turns: 20", "tail_turns: 0"))
+    config = vault.root / "vault.yaml"
+    config.write_text(config.read_text().replace("tail_turns: 20", "tail_turns: 0"))
     first = convo("2026-03-02", ["We're planning Caroline's birthday party at Riverside Park.",
                                  "The birthday party needs a cake and balloons for Caroline.",
                                  "Caroline's birthday party starts at 3pm at Riverside Park."], 0)
@@ -195,7 +198,8 @@ def test_acceptance_6_repeated_mentions_merge_different_parties_stay_apart(vault
                                  "Caroline's birthday party will also have a bouncy castle."], 10)
     other = convo("2026-09-20", ["Totally different: Dmitri's retirement party is at the yacht club in October.",
                                  "The retirement party for Dmitri needs a jazz band at the yacht club."], 20)
-    for path, now in ((first, "2026-03-02T11:00:00Z"), (again, "2026-03-04T11:00:00Z"), (other, "2026-09-20T11:00:00Z")):
+    for path, now in ((first, "2026-03-02T11:00:00Z"), (again, "2026-03-04T11:00:00Z"),
+                      (other, "2026-09-20T11:00:00Z")):
         out = run("sleep", path, "--now", now, "--vault", vault.root)
         assert out.returncode == 0, out.stderr
     topics = topics_of(vault.root)

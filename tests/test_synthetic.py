@@ -1,11 +1,10 @@
 """The benchmarks' synthetic vault stays valid: doctor passes, the index reads every topic and fact,
 and an index kept open across edits (as the daemon keeps it) answers like one loaded fresh.
 
-No model: embeddings are off in the generated vault, and the patch test uses a tiny hashed embedder.
+No model: embeddings are off in the generated vault, and the patch test uses the hash embedder.
 """
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from pathlib import Path
@@ -16,31 +15,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synthetic import NOW, generate  # noqa: E402
-from sheriff_vault.doctor import check_vault  # noqa: E402
-from sheriff_vault.index import Index  # noqa: E402
-from sheriff_vault.recall import recall  # noqa: E402
-from sheriff_vault.topics import Topic  # noqa: E402
-from sheriff_vault.vault import Vault  # noqa: E402
-
-
-class HashEmbedder:
-    """Deterministic unit vectors from hashed words: same text, same vector."""
-
-    model_id, dim, loaded = "hash@1", 32, True
-
-    def load(self):
-        return self
-
-    def key(self, text: str) -> str:
-        return hashlib.blake2b(f"{self.model_id}\0{text}".encode(), digest_size=12).hexdigest()
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-            out[i] /= np.linalg.norm(out[i]) or 1.0
-        return out
+from sheriff_vault.index.embed import HashEmbedder  # noqa: E402
+from sheriff_vault.index.engine import Index  # noqa: E402
+from sheriff_vault.retrieval.ranking import recall  # noqa: E402
+from sheriff_vault.store.doctor import check_vault  # noqa: E402
+from sheriff_vault.store.topics import Topic  # noqa: E402
+from sheriff_vault.store.vault import Vault  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +75,7 @@ def test_index_reads_every_topic_and_fact_and_recall_finds_them(syn):
 def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
     """Index._patched: the snapshot updated in memory after each save equals a full reload."""
     syn = generate(tmp_path / "v", 40, seed=5, embedding=False, git=False)
-    vault, emb = Vault(syn.root), HashEmbedder()
+    vault, emb = Vault(syn.root), HashEmbedder(dim=32)
     live = Index(vault, emb)
     live.rebuild()
     live.snapshot()
@@ -107,7 +87,8 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
             op = rng.choice(["edit", "edit", "new", "delete", "same"])
             path = rng.choice(paths)
             if op == "edit" and path.exists():
-                path.write_text(path.read_text() + f"- 2026-02-1{step % 10} — Extra fact {step} about the cake. {cite}\n")
+                path.write_text(path.read_text()
+                                + f"- 2026-02-1{step % 10} — Extra fact {step} about the cake. {cite}\n")
             elif op == "new":
                 path = syn.root / "topics" / f"new-{step}.md"
                 path.write_text(f"---\nid: 00000000-0000-4000-8000-{step:012d}\nname: New {step}\n---\n\n## Facts\n\n"

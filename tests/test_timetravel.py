@@ -11,21 +11,21 @@ import json
 import os
 import sqlite3
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-import sheriff_vault.cli_history  # noqa: F401  (registers `vault history` and `vault diff`)
-from sheriff_vault.buffer import Turn
-from sheriff_vault.edits import create_topic, upsert_topic
+import sheriff_vault.cli  # noqa: F401  (registers `vault history` and `vault diff`)
+from sheriff_vault.compaction.compact import sleep
 from sheriff_vault.errors import TimePhraseError, TopicNotFound, VaultError
-from sheriff_vault.sleep import sleep
-from sheriff_vault.timetravel import ASOF_KEEP, diff_since, history, materialise, recall_as_of
-from sheriff_vault.vault import Vault, init_vault
+from sheriff_vault.retrieval.timetravel import ASOF_KEEP, diff_since, history, materialise, recall_as_of
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.store.edits import create_topic, upsert_topic
+from sheriff_vault.store.vault import Vault, init_vault
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 HOSE = "The hose leaks at the tap."
 BASIL = "Basil grows by the kitchen window."
 BRAKES = "The old car needs new brakes."
@@ -117,7 +117,7 @@ def texts(items: list[dict]) -> list[str]:
 
 
 def recalled(reply: dict) -> set[str]:
-    return {f["text"] for t in reply["json"]["topics"] for f in t["facts"]}
+    return {f["text"] for t in reply.json["topics"] for f in t["facts"]}
 
 
 # -- history --------------------------------------------------------------------------------------
@@ -219,30 +219,30 @@ NOW = at("2023-05-30T00:00:00Z")
 
 def test_recall_as_of_a_commit_answers_from_that_state(tl):
     reply = recall_as_of(tl.vault, tl.sha["basil"][:8], QUERY, now=NOW)
-    assert reply["via"] == f"as-of {tl.sha['basil'][:7]}"
-    assert reply["json"]["as_of"]["commit"] == tl.sha["basil"]
-    assert reply["json"]["as_of"]["date"] == "2023-05-08T12:00:00Z"
+    assert reply.via == f"as-of {tl.sha['basil'][:7]}"
+    assert reply.json["as_of"]["commit"] == tl.sha["basil"]
+    assert reply.json["as_of"]["date"] == "2023-05-08T12:00:00Z"
     facts = recalled(reply)
     assert {HOSE, BASIL, BRAKES} <= facts and CAKE not in facts
-    assert HOSE in reply["markdown"] and set(reply) == {"json", "markdown", "explain", "via"}
+    assert HOSE in reply.markdown and set(reply.to_dict()) == {"json", "markdown", "explain", "via"}
     today = recall_as_of(tl.vault, "HEAD", QUERY, now=NOW)
     assert {BASIL, CAKE} <= recalled(today) and not {HOSE, BRAKES} & recalled(today)
 
 
 def test_recall_as_of_a_date_uses_the_end_of_that_day(tl):
     reply = recall_as_of(tl.vault, "2023-05-08", QUERY, now=NOW)
-    assert reply["json"]["as_of"]["commit"] == tl.sha["basil"]
+    assert reply.json["as_of"]["commit"] == tl.sha["basil"]
     early = recall_as_of(tl.vault, "2023-05-07", QUERY, now=NOW)
-    assert early["json"]["as_of"]["commit"] == tl.sha["car"]
+    assert early.json["as_of"]["commit"] == tl.sha["car"]
     assert HOSE in recalled(early) and BASIL not in recalled(early)
 
 
 def test_recall_as_of_a_phrase_uses_the_end_of_its_window(tl):
     reply = recall_as_of(tl.vault, "last week", QUERY, now=at("2023-05-17T12:00:00Z"), explain=True)
-    assert reply["json"]["as_of"]["commit"] == tl.sha["hand"]
+    assert reply.json["as_of"]["commit"] == tl.sha["hand"]
     facts = recalled(reply)
     assert BRAKES in facts and BASIL in facts and HOSE not in facts and CAKE not in facts
-    assert reply["explain"].startswith("mode:")
+    assert reply.explain.startswith("mode:")
 
 
 def test_as_of_before_the_first_commit_and_a_bad_ref_fail_clearly(tl, invoke):
@@ -262,7 +262,7 @@ def test_as_of_folder_is_built_once_and_reused(tl):
     assert not (folder / ".git").exists() and not (folder / ".git-index").exists()
     (folder / "marker").write_text("still here")
     second = recall_as_of(tl.vault, tl.sha["cake"], "party", now=NOW)
-    assert second["json"]["as_of"]["reused"] is True and (folder / "marker").exists()
+    assert second.json["as_of"]["reused"] is True and (folder / "marker").exists()
     assert recalled(first) == recalled(second)
     assert not list((tl.vault.cache / "asof").glob(".tmp-*"))
     assert not (tl.vault.cache / "asof" / tl.sha["cake"] / ".vault" / "embeddings").exists()
@@ -307,7 +307,7 @@ def test_sleep_commits_are_the_timeline(tmp_path):
     added = [f["text"] for t in report["topics"] for f in t["added"]]
     assert any("adopted the dog" in t for t in added) and not any("pottery" in t for t in added)
     before = recall_as_of(vault, "before you slept", "Biscuit the dog", now=at("2023-05-20T11:00:00Z"))
-    assert before["json"]["as_of"]["commit"] == first
+    assert before.json["as_of"]["commit"] == first
     assert any("planning to adopt" in t for t in recalled(before))
     assert not any("adopted the dog" in t for t in recalled(before))
 

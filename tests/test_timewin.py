@@ -1,7 +1,7 @@
 """Tests for sheriff_vault.timewin: every expected window is written out by hand as literal ISO text."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -286,7 +286,7 @@ def test_to_json_and_iso() -> None:
         "granularity": "day", "relative": True, "label": "7 May 2023"}
     j = resolve("before 7 May 2023", iso(N)).to_json()
     assert j["start"] is None and j["end"] == "2023-05-07T00:00:00Z" and j["relative"] is False
-    assert to_iso(datetime(2023, 5, 8, 15, 56, 7, 999, tzinfo=timezone.utc)) == "2023-05-08T15:56:07Z"
+    assert to_iso(datetime(2023, 5, 8, 15, 56, 7, 999, tzinfo=UTC)) == "2023-05-08T15:56:07Z"
     assert to_iso(datetime(2023, 5, 8, 13, 56)) == "2023-05-08T13:56:00Z"
     assert utcnow().tzinfo is not None
 
@@ -400,7 +400,7 @@ WORDS = ["yesterday", "today", "last", "next", "this", "week", "weekend", "May",
          "3", "12", "2023", "2023-05-07", "5/7", "29", "31", "Feb", "days", "months", "years", "the", "past",
          "morning", "night", "you", "slept", "woke", "up", "recently", "9999", "0", "-", ",", "/", "T", ":"]
 PHRASES = st.one_of(st.text(max_size=60), st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join))
-NOW = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(timezone.utc))
+NOW = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
 
 
 def _well_formed(w: Window, text: str) -> None:
@@ -425,6 +425,6 @@ def test_property_never_crashes(text: str, now: datetime, tz: str, prefer: str, 
     found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer)
     for w in found:
         _well_formed(w, text)
-    assert all(a.span[1] <= b.span[0] for a, b in zip(found, found[1:]))
+    assert all(a.span[1] <= b.span[0] for a, b in zip(found, found[1:], strict=False))
     first = find(text, now, tz, slept_at=slept_at, prefer=prefer)
     assert first == (found[0] if found else None)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from sheriff_vault.agent.skills import run as run_skill
+from sheriff_vault.agent.tools import Restricted, Toolbox
 from sheriff_vault.errors import SkillError, ToolError
-from sheriff_vault.skills import run as run_skill
-from sheriff_vault.tools import Restricted, Toolbox
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 from conftest import NOW, commit_count, git
 
 from sheriff_vault.errors import AmbiguousTopic, TopicFormatError, TopicNotFound
-from sheriff_vault.items import Citation, Item, parse_item
-from sheriff_vault.topics import Topic, fact, new_topic
+from sheriff_vault.store.items import Citation, Item, parse_item
+from sheriff_vault.store.topics import Topic, fact, new_topic
 
 HAND_WRITTEN = """---
 # my party notes; the program must keep this comment
@@ -57,8 +57,8 @@ Anything else I like.
 
 
 def _changed_lines(before: str, after: str) -> list[str]:
-    return [l for l in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-            if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
 def test_unchanged_topic_saves_with_no_diff(tmp_path: Path):
@@ -78,7 +78,7 @@ def test_fields_and_items_parse(tmp_path: Path):
     assert topic.id == "3f6c2a8e-9b1d-4c1e-8f7a-2d5e6b7c8d90"
     assert topic.name == "Party planning"
     assert topic.aliases == ["the party", "Caroline's birthday"]
-    assert topic.last_seen == dt.datetime(2026, 2, 19, 11, 30, tzinfo=dt.timezone.utc)
+    assert topic.last_seen == dt.datetime(2026, 2, 19, 11, 30, tzinfo=dt.UTC)
     assert topic.numbers[0]["value"] == 400
     facts = topic.facts
     assert [f.text for f in facts] == ["The party is on Saturday.", "no date on this one, typed by hand",
@@ -87,7 +87,7 @@ def test_fields_and_items_parse(tmp_path: Path):
     assert facts[0].date == "2026-02-18" and facts[1].date == ""
     assert facts[0].line == HAND_WRITTEN.splitlines().index(facts[0].raw) + 1
     loops = topic.loops
-    assert [(l.text, l.done) for l in loops] == [("Book the park shelter.", False), ("Pick a date.", True)]
+    assert [(loop.text, loop.done) for loop in loops] == [("Book the park shelter.", False), ("Pick a date.", True)]
 
 
 def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
@@ -95,8 +95,9 @@ def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
     path.write_text(HAND_WRITTEN)
     topic = Topic.load(path)
     topic.add_alias("the bash")
-    topic.touch(dt.datetime(2026, 2, 20, 9, 0, tzinfo=dt.timezone.utc))
-    topic.add_item(fact("The budget went up to 500 USD.", NOW, [Citation("conversations/2026/02/20/032100-b2.md", ("t12",))]))
+    topic.touch(dt.datetime(2026, 2, 20, 9, 0, tzinfo=dt.UTC))
+    cite = Citation("conversations/2026/02/20/032100-b2.md", ("t12",))
+    topic.add_item(fact("The budget went up to 500 USD.", NOW, [cite]))
     topic.add_number("budget", 500, "USD", NOW, "user", 0.9)
     topic.add_item(fact("Venue confirmed", NOW, kind="event", with_time=True))
     assert topic.save()
@@ -161,7 +162,8 @@ def test_new_topic_renders_every_documented_field(tmp_path: Path):
     ("- [ ] 2023-05-08 — Decide venue", "loop", ("2023-05-08", "Decide venue", [])),
     ("- 2023-05-08T13:56Z — Agreed. [t1, t2](../conversations/a.md) [t7](../conversations/b.md)", "event",
      ("2023-05-08T13:56Z", "Agreed.", ["t1", "t2", "t7"])),
-    ("- See [the docs](https://example.com) for more", "fact", ("", "See [the docs](https://example.com) for more", [])),
+    ("- See [the docs](https://example.com) for more", "fact",
+     ("", "See [the docs](https://example.com) for more", [])),
 ])
 def test_item_lines_parse(line: str, kind: str, expected):
     item = parse_item(line, kind)

@@ -11,9 +11,9 @@ import pytest
 from conftest import git, run_vault, wait_for
 from memory_fixtures import build
 
-from sheriff_vault import rpc
-from sheriff_vault.index import Index
-from sheriff_vault.watch import Daemon
+from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon.watch import Daemon
+from sheriff_vault.index.engine import Index
 
 pytestmark = pytest.mark.slow
 NOW = "2026-02-24T10:00:00Z"
@@ -65,9 +65,10 @@ def test_deleted_topic_disappears(daemon):
 def test_commit_reaches_the_daemon_through_the_hook(daemon):
     before = status(daemon)["generation"]
     new = daemon.root / "topics" / "kayak.md"
+    old_id = Index(daemon).vault.topics.get("Vegetable garden").id
     new.write_text((daemon.root / "topics" / "vegetable-garden.md").read_text()
                    .replace("Vegetable garden", "Kayak trip").replace("Tomatoes get planted", "The kayak launches")
-                   .replace(Index(daemon).vault.topics.get("Vegetable garden").id, "6f9d0c1e-2b3a-4c5d-8e7f-1a2b3c4d5e6f"))
+                   .replace(old_id, "6f9d0c1e-2b3a-4c5d-8e7f-1a2b3c4d5e6f"))
     git(daemon.root, "add", "topics/kayak.md")
     started = time.monotonic()
     git(daemon.root, "commit", "-qm", "hand: kayak")
@@ -147,7 +148,7 @@ def test_hook_without_daemon_indexes_in_the_background(vault):
 def test_handle_changes_coalesces_a_burst_into_one_batch(vault):
     """The watcher's decision logic, fed synthetic events (no observer, no model)."""
     (vault.root / "vault.yaml").write_text("embedding:\n  enabled: false\ndaemon:\n  debounce_ms: 50\n")
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     d = Daemon(Vault(vault.root))
     topics = vault.root / "topics"

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 SLEEP_POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
                 "sleep:committed", "sleep:trimmed")
 INDEX_POINTS = ("index:tantivy-committed", "index:applied")
-EDIT_POINTS = ("edit:saved",)  # killed in test_concurrency.py (topic new / link between save and commit)
+EDIT_POINTS = ("edit:journaled", "edit:saved", "edit:committed")  # killed in test_concurrency.py
 
 # A follow-up conversation for scenario B: the example goes on three days later, so the second
 # sleep updates topics the first one made (tracked files, which a rollback must restore from git).
@@ -93,7 +93,7 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 
 def porcelain(root: Path) -> list[str]:
     """`git status --porcelain`; .vault/ and quarantine/ are git-ignored, so nothing is filtered here."""
-    return [l for l in git(root, "status", "--porcelain", "--untracked-files=all").splitlines() if l.strip()]
+    return [line for line in git(root, "status", "--porcelain", "--untracked-files=all").splitlines() if line.strip()]
 
 
 def head(root: Path) -> str:
@@ -128,7 +128,7 @@ def buffer_ids(root: Path) -> list[str]:
 
 def cited_ids(root: Path) -> set[str]:
     """Turn ids cited by any fact, open loop or event line of any topic."""
-    from sheriff_vault.vault import Vault
+    from sheriff_vault.store.vault import Vault
 
     cited: set[str] = set()
     for topic in Vault(root).topics.all():
@@ -140,7 +140,7 @@ def cited_ids(root: Path) -> set[str]:
 
 def archived_ids(root: Path) -> set[str]:
     """Turn ids kept verbatim in committed conversation archives."""
-    from sheriff_vault.buffer import parse_markdown
+    from sheriff_vault.store.buffer import parse_markdown
 
     tracked = git(root, "ls-files", "conversations").split()
     out: set[str] = set()
@@ -207,7 +207,7 @@ def outcome(root: Path, base: str) -> Outcome:
                    buffer_ids(root), cited_ids(root))
 
 
-@lru_cache(maxsize=None)
+@cache
 def workdir() -> Path:
     """One folder per test process, removed at exit unless SHERIFF_VAULT_KEEP_FAULTS is set (to debug)."""
     path = Path(tempfile.mkdtemp(prefix="sv-faults-"))
@@ -216,12 +216,12 @@ def workdir() -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def scenario(name: str, model: bool = False) -> Scenario:
     """A: the example conversation into a fresh vault (topics created). B: a follow-up sleep that
     updates those topics, with the search index deleted so the sleep rebuilds it first (the
     index fault points then fire before the journal, not after it)."""
-    from sheriff_vault.vault import init_vault
+    from sheriff_vault.store.vault import init_vault
 
     top = workdir() / f"{name}{'-model' if model else ''}"
     root = top / "template"
@@ -252,7 +252,7 @@ def scenario(name: str, model: bool = False) -> Scenario:
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert len(new_commits(probe, base)) == 1
-    incoming = [json.loads(l)["id"] for l in Path(args[1]).read_text().splitlines() if l.strip()]
+    incoming = [json.loads(line)["id"] for line in Path(args[1]).read_text().splitlines() if line.strip()]
     return Scenario(name, root, args, now, turns, incoming, base, outcome(probe, base), seconds)
 
 
@@ -281,7 +281,9 @@ class Run:
 def stage_of(root: Path, scn: Scenario) -> str:
     """Where in the pipeline the process died, read from what it left behind."""
     if (root / ".vault" / "journal.json").exists():
-        return "after the commit, before the journal end" if new_commits(root, scn.base) else "between journal and commit"
+        if new_commits(root, scn.base):
+            return "after the commit, before the journal end"
+        return "between journal and commit"
     if new_commits(root, scn.base):
         return "after the sleep finished (index refresh, exit)"
     have = set(scn.incoming) & set(buffer_ids(root))
@@ -331,7 +333,7 @@ def crash_and_check(scn: Scenario, dest: Path, *, fault: str | None = None, dela
     doctor = cli("doctor", "--vault", root)
     run.stderr.append(doctor.stderr)
     assert doctor.returncode == 0, f"{how}: doctor failed after the crash:\n{doctor.stdout}{doctor.stderr}"
-    notes = [l for l in doctor.stderr.splitlines() if l.startswith("note: ")]
+    notes = [line for line in doctor.stderr.splitlines() if line.startswith("note: ")]
     hook_log = root / ".vault" / "logs" / "hook.log"
     if had_journal:
         assert notes or (hook_log.exists() and "note: " in hook_log.read_text(errors="replace")), \

@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from sheriff_vault.fsutil import atomic_write
+from sheriff_vault.store.fsutil import atomic_write
 
 WRITER = """
 import sys
 from pathlib import Path
-from sheriff_vault.fsutil import atomic_write
+from sheriff_vault.store.fsutil import atomic_write
 target = Path(sys.argv[1])
 a, b = b"A" * 3_000_000, b"B" * 2_000_000
 print("ready", flush=True)
@@ -48,7 +48,7 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file_whole(tmp_path):
 FULL_DISK = """
 import resource, signal, sys
 from pathlib import Path
-from sheriff_vault.fsutil import atomic_write
+from sheriff_vault.store.fsutil import atomic_write
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 try:

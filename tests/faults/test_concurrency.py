@@ -13,14 +13,28 @@ import time
 from pathlib import Path
 
 import pytest
-from faultkit import (EXAMPLE, buffer_ids, cli, cited_ids, clone, finish, git, new_commits, porcelain, retarget,
-                      scenario, start, wait_paused, workdir)
+from faultkit import (
+    EXAMPLE,
+    buffer_ids,
+    cited_ids,
+    cli,
+    clone,
+    finish,
+    git,
+    new_commits,
+    porcelain,
+    retarget,
+    scenario,
+    start,
+    wait_paused,
+    workdir,
+)
 
-from sheriff_vault.buffer import append_turns, read_file
 from sheriff_vault.errors import LockTimeout
-from sheriff_vault.locks import FileLock, stale_holder
-from sheriff_vault.topics import Topic
-from sheriff_vault.vault import Vault
+from sheriff_vault.store.buffer import append_turns, read_file
+from sheriff_vault.store.locks import FileLock, stale_holder
+from sheriff_vault.store.topics import Topic
+from sheriff_vault.store.vault import Vault
 
 pytestmark = pytest.mark.slow
 PERSON_FACT = "- 2026-02-21 — Person: the daemon must start on boot, said the ops team."
@@ -35,10 +49,10 @@ def _person_edits(path: Path) -> str:
     """What a person does in an editor: a new fact line under Facts and a new one-liner."""
     text = path.read_text()
     lines = text.splitlines(keepends=True)
-    at = max(i for i, l in enumerate(lines) if l.startswith("- "))
+    at = max(i for i, line in enumerate(lines) if line.startswith("- "))
     lines.insert(at + 1, PERSON_FACT + "\n")
     edited = "".join(lines)
-    old = next(l for l in lines if l.startswith("one_liner:"))
+    old = next(line for line in lines if line.startswith("one_liner:"))
     edited = edited.replace(old, "one_liner: My own words for this topic.\n")
     path.write_text(edited)
     return edited
@@ -108,7 +122,7 @@ def _filled(name: str) -> tuple[Path, str]:
     scn = scenario("A")
     root = clone(scn.template, workdir() / name)
     vault = Vault(root)
-    append_turns(vault, read_file(EXAMPLE), dt.datetime(2026, 2, 20, 3, 31, tzinfo=dt.timezone.utc))
+    append_turns(vault, read_file(EXAMPLE), dt.datetime(2026, 2, 20, 3, 31, tzinfo=dt.UTC))
     return root, scn.base
 
 
@@ -259,7 +273,7 @@ def test_git_locks_left_by_a_sleep_killed_inside_its_commit_are_cleared():
 HOLD = """
 import sys, time
 from pathlib import Path
-from sheriff_vault.locks import FileLock
+from sheriff_vault.store.locks import FileLock
 lock = FileLock(Path(sys.argv[1]), what="vault").acquire()
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))

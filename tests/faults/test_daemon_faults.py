@@ -18,9 +18,9 @@ import pytest
 from conftest import wait_for
 from faultkit import cli, cli_env, clone, git, scenario, vault_argv, workdir
 
-from sheriff_vault import rpc
-from sheriff_vault.index import Index
-from sheriff_vault.vault import Vault
+from sheriff_vault.daemon import rpc
+from sheriff_vault.index.engine import Index
+from sheriff_vault.store.vault import Vault
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ def on_disk_fresh(root: Path) -> bool:
 
 def log_errors(root: Path) -> list[str]:
     log = root / ".vault" / "logs" / "daemon.log"
-    return [l for l in log.read_text(errors="replace").splitlines() if " ERROR " in l] if log.exists() else []
+    return [line for line in log.read_text(errors="replace").splitlines() if " ERROR " in line] if log.exists() else []
 
 
 def save_like_an_editor(path: Path, text: str) -> None:
@@ -127,7 +127,7 @@ def test_a_model_that_cannot_load_leaves_lexical_recall_with_a_warning(lexical, 
     data = json.loads(out.stdout)
     assert data["via"] == "daemon" and data["topics"][0]["name"] == "Bouncy castle"
     assert any("cannot load embedding model" in w for w in data["warnings"])
-    assert [l for l in out.stderr.splitlines() if l] == [f"warning: {w}" for w in data["warnings"]]
+    assert [line for line in out.stderr.splitlines() if line] == [f"warning: {w}" for w in data["warnings"]]
     s = status(root)
     assert s["model_loaded"] is False and s["fresh"] and s["vectors"] == 0
     log = (root / ".vault" / "logs" / "daemon.log").read_text()
@@ -156,7 +156,7 @@ def test_in_process_recall_warns_once_about_a_missing_model(lexical, tmp_path):
     _use_an_empty_model(root, tmp_path)
     out = cli("recall", "party budget", "--no-daemon", "--vault", root)
     assert out.returncode == 0 and "Bouncy castle" in out.stdout
-    warnings = [l for l in out.stderr.splitlines() if l]
+    warnings = [line for line in out.stderr.splitlines() if line]
     assert len(warnings) == 1 and warnings[0].startswith("warning: cannot load embedding model")
 
 
@@ -226,7 +226,8 @@ def test_hook_daemon_and_cli_reindex_together_with_the_real_model():
 
         for round_ in range(3):
             path = root / "topics" / "bouncy-castle.md"
-            path.write_text(path.read_text() + f"- 2026-02-2{round_} — Person: kayak{round_} paddles are in the shed.\n")
+            path.write_text(path.read_text()
+                            + f"- 2026-02-2{round_} — Person: kayak{round_} paddles are in the shed.\n")
             threads = [threading.Thread(target=cmd, args=a) for a in
                        (("index",), ("index", "--rebuild"), ("recall", "kayak paddles shed"), ("index", "--json"))]
             for t in threads:

@@ -1,0 +1,132 @@
+"""`vault ask`, `vault chat`, `vault wake` and `vault skills`: the agent side of the vault."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command()
+@click.option("--message", "-m", default="", help="The person's new message (steers what memory is recalled).")
+@click.option("--budget", type=click.IntRange(200, 1_000_000), help="Characters of the context bundle.")
+@click.option("--no-daemon", is_flag=True, help="Recall in this process even if `vault watch` runs.")
+@now_option
+@json_option
+@with_vault
+def wake(vault: Vault, message: str, budget: int | None, no_daemon: bool, now_text: str | None, as_json: bool) -> None:
+    """Print the context to resume with after sleep: resume or confirm, recent turns, memory, skills."""
+    from sheriff_vault.agent.wake import wake as do_wake
+
+    result = do_wake(vault, message, now=get_now(now_text, vault.config.timezone) if now_text else None,
+                     budget=budget, use_daemon=not no_daemon)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.bundle, nl=False)
+
+
+@cli.command()
+@click.argument("message", nargs=-1, required=True)
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), help="Repository for the repo tools.")
+@click.option("--name", default="", help="Your name, kept with your turns.")
+@json_option
+@with_vault
+def ask(vault: Vault, message: tuple[str, ...], repo: Path | None, name: str, as_json: bool) -> None:
+    """Send one message to the agent (Responses API, see llm: in vault.yaml) and print its answer."""
+    from sheriff_vault.agent.loop import Agent
+
+    reply = Agent(vault, repo=repo).ask(" ".join(message), name=name)
+    if as_json:
+        emit_json(reply.to_json())
+    else:
+        click.echo(reply.text)
+        for call in reply.tool_calls:
+            click.echo(f"  [tool] {call['name']} {'ok' if call['ok'] else 'failed'}", err=True)
+
+
+@cli.command()
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), help="Repository for the repo tools.")
+@click.option("--name", default="", help="Your name, kept with your turns.")
+@with_vault
+def chat(vault: Vault, repo: Path | None, name: str) -> None:
+    """Talk with the agent line by line (Ctrl-D to stop); it sleeps by itself when the buffer fills."""
+    from sheriff_vault.agent.loop import Agent
+    from sheriff_vault.errors import VaultError
+
+    agent = Agent(vault, repo=repo)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            reply = agent.ask(line.strip(), name=name)
+        except VaultError as exc:
+            click.echo(f"error: {exc}", err=True)
+            continue
+        click.echo(reply.text)
+        if reply.slept:
+            click.echo(f"  [slept: {reply.slept['compacted']} turns compacted]", err=True)
+
+
+@cli.group()
+def skills() -> None:
+    """List, search and run skills (built-in ones and the vault's skills/ folder)."""
+
+
+@skills.command("list")
+@json_option
+@with_vault
+def skills_list(vault: Vault, as_json: bool) -> None:
+    """List every skill with its tools."""
+    from sheriff_vault.store.skills import registry
+
+    errors: list = []
+    found = registry(vault, errors)
+    if as_json:
+        emit_json({"skills": [s.to_json() for s in found], "errors": [str(e) for e in errors]})
+    else:
+        for s in found:
+            click.echo(f"{s.skill_id:<16} {s.description[:70]}  [{', '.join(s.requires_tools)}]")
+    for e in errors:
+        click.echo(f"warning: skipped {e}", err=True)
+
+
+@skills.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--k", type=click.IntRange(1, 20), default=2)
+@json_option
+@with_vault
+def skills_search(vault: Vault, query: tuple[str, ...], k: int, as_json: bool) -> None:
+    """Show the skills that fit a request."""
+    from sheriff_vault.agent.skills import search
+
+    found = search(vault, " ".join(query), k)
+    if as_json:
+        emit_json([s.summary() | {"score": score} for s, score in found])
+    else:
+        for s, score in found:
+            click.echo(f"{score:.2f}  {s.skill_id}: {s.description}")
+
+
+@skills.command("run")
+@click.argument("skill_id")
+@click.option("--args", "args_json", default="{}", help="Arguments as a JSON object.")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), help="Repository for the repo tools.")
+@with_vault
+def skills_run(vault: Vault, skill_id: str, args_json: str, repo: Path | None) -> None:
+    """Run a skill and print its JSON result."""
+    from sheriff_vault.agent.skills import run
+
+    try:
+        args = json.loads(args_json)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc.msg}", param_hint="--args") from None
+    emit_json(run(vault, skill_id, args, repo=repo))

@@ -1,0 +1,107 @@
+"""`vault history` and `vault diff`: the memory's timeline, read from git (see timetravel.py)."""
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command("history")
+@click.argument("topic")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), metavar="N", help="Only the N newest commits.")
+@json_option
+@with_vault
+def history_cmd(vault: Vault, topic: str, limit: int | None, as_json: bool) -> None:
+    """Show every commit that changed TOPIC, newest first (renames are followed).
+
+    TOPIC is an id, slug, name or alias; a deleted topic is found by its slug or old name. Each
+    block is one commit: `+` a fact, open loop or event it added, `-` one it removed, `~` one
+    changed in place (an open loop closed, a typo fixed), then the frontmatter keys it changed.
+    """
+    from sheriff_vault.retrieval.timetravel import history
+
+    entries = history(vault, topic, limit=limit)
+    if as_json:
+        emit_json([e.to_json() for e in entries])
+        return
+    if not entries:
+        click.echo(f"no commit has touched {topic!r} yet (commit the file to start its history)")
+    for i, entry in enumerate(entries):
+        data = entry.to_json()
+        click.echo(("\n" if i else "") + f"{entry.sha[:7]}  {_day(entry.date, vault.config.timezone)}  "
+                   f"{entry.subject}{_status(data)}")
+        for line in _changes(data):
+            click.echo(line)
+
+
+@cli.command("diff")
+@click.option("--since", "since", required=True, metavar="PHRASE",
+              help="The window: yesterday, last week, 'the past 3 days', 'since Monday', 'since you slept', "
+                   "2023-05-10 ...")
+@click.option("--until", metavar="PHRASE", help="End the window at the end of this time instead "
+              "(--since 2023-05-01 --until 2023-05-07 is that whole week).")
+@now_option
+@json_option
+@with_vault
+def diff_cmd(vault: Vault, since: str, until: str | None, now_text: str | None, as_json: bool) -> None:
+    """What memory learned in a time window: facts added, removed and changed, grouped by topic.
+
+    Counts the commits dated inside the window (sleep dates its commit by the conversation's time)
+    and compares each topic as it was before the first of them with how it was after the last.
+    """
+    from sheriff_vault.retrieval.timetravel import diff_since
+
+    tz = vault.config.timezone
+    report = diff_since(vault, since, get_now(now_text, tz), until=until)
+    if as_json:
+        emit_json(report)
+        return
+    win = report["window"]
+    bounds = f"{win['start'] or '(open)'} .. {win['end'] or '(open)'}"
+    if not report["commits"]:
+        click.echo(f"nothing changed in memory during {win['label']} ({bounds})")
+        return
+    click.echo(f"{win['label']} ({bounds}): {len(report['commits'])} commit(s), {len(report['topics'])} topic(s)")
+    for topic in report["topics"]:
+        click.echo(f"\n{topic['name'] or '(unnamed)'}  {topic['path']}{_status(topic)}")
+        for line in _changes(topic):
+            click.echo(line)
+    click.echo("\ncommits:")
+    for commit in report["commits"]:
+        click.echo(f"  {commit['sha'][:7]}  {_day(commit['at'], tz)}  {commit['subject']}")
+
+
+def _day(iso: str, tz: str) -> str:
+    """The commit's calendar day where the person lives."""
+    return dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d")
+
+
+def _status(entry: dict) -> str:
+    if entry["status"] == "renamed":
+        return f"  [renamed from {entry['previous_path']}]"
+    return f"  [{entry['status']}]" if entry["status"] in ("created", "deleted") else ""
+
+
+def _label(item: dict) -> str:
+    if item["kind"] == "loop":
+        return f"[{'x' if item.get('done') else ' '}] {item['text']}"
+    return f"event: {item['text']}" if item["kind"] == "event" else item["text"]
+
+
+def _changes(entry: dict) -> list[str]:
+    lines = [f"  + {_label(i)}" for i in entry["added"]]
+    lines += [f"  - {_label(i)}" for i in entry["removed"]]
+    lines += [f"  ~ {_label(c['before'])}  ->  {_label(c['after'])}" for c in entry["changed"]]
+    if entry["frontmatter"]:
+        lines.append("  frontmatter: " + ", ".join(entry["frontmatter"]))
+    if entry.get("error"):
+        lines.append(f"  (could not read the file: {entry['error']})")
+    return lines

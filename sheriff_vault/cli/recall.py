@@ -1,0 +1,159 @@
+"""`vault recall`, `vault index`, `vault watch` and the git hook entry point."""
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("--tail", "tail_file", type=click.File("r", encoding="utf-8"),
+              help="A file with the recent conversation; entities already in it do not trigger deep search.")
+@click.option("--k", type=click.IntRange(1, 200), help="How many topics (default: light 6, deep 16 from vault.yaml).")
+@click.option("--deep", is_flag=True, help="Force deep search (more topics, one hop along related links).")
+@click.option("--since", metavar="PHRASE", help="Only memory from this time on, e.g. 'last week' or 2023-05-01.")
+@click.option("--until", metavar="PHRASE", help="Only memory up to the end of this time, e.g. yesterday.")
+@click.option("--budget", type=click.IntRange(100, 10_000_000), help="Characters of Markdown to print.")
+@click.option("--as-of", "as_of", metavar="WHEN",
+              help="Answer from the vault as it was then: a phrase, date or commit.")
+@click.option("--explain", is_flag=True, help="Show the triggers, the time window and every score signal.")
+@click.option("--no-daemon", is_flag=True, help="Answer in this process even if `vault watch` runs.")
+@now_option
+@json_option
+@with_vault
+def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: int | None, deep: bool,
+           since: str | None, until: str | None, budget: int | None, as_of: str | None, explain: bool,
+           no_daemon: bool, now_text: str | None, as_json: bool) -> None:
+    """Print the topics and facts that matter for QUERY (use - to read it from stdin).
+
+    Output is Markdown ready to paste into a prompt; memory is a dated record to verify, not an
+    instruction. A time phrase in the query ("last week", "before you slept") restricts it.
+    """
+    from sheriff_vault.daemon.client import recall as recall_reply
+
+    text = sys.stdin.read() if query == ("-",) else " ".join(query)
+    now = get_now(now_text, vault.config.timezone) if now_text else None
+    kwargs = dict(tail=tail_file.read() if tail_file else "", k=k, deep=deep, since=since, until=until, now=now,
+                  explain=explain)
+    if as_of:
+        from sheriff_vault.retrieval.timetravel import recall_as_of
+
+        reply = recall_as_of(vault, as_of, text, budget=budget, **kwargs)
+    else:
+        reply = recall_reply(vault, text, use_daemon=not no_daemon, budget=budget, **kwargs)
+    for warning in reply.json.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        emit_json(reply.json | {"via": reply.via})
+        return
+    if explain:
+        click.echo(reply.explain)
+        click.echo()
+    click.echo(reply.markdown, nl=False)
+
+
+@cli.command("index")
+@click.option("--rebuild", is_flag=True, help="Throw the index away and build it again from the files.")
+@click.option("--status", "show_status", is_flag=True, help="Show what the index holds and whether it is fresh.")
+@click.option("--path", "paths", multiple=True, help="Only re-read these files (vault-relative).")
+@json_option
+@with_vault
+def index_cmd(vault: Vault, rebuild: bool, show_status: bool, paths: tuple[str, ...], as_json: bool) -> None:
+    """Bring the search index up to date with the files (it is a cache; the files are the truth)."""
+    from sheriff_vault.daemon import client
+
+    warn = lambda m: click.echo(m, err=True)  # noqa: E731
+    if show_status:
+        reply = client.status(vault, log=warn)
+        if as_json:
+            emit_json(reply)
+        else:
+            for key, value in reply.items():
+                click.echo(f"{key}: {value}")
+        return
+    if not rebuild:
+        stats = client.reindex(vault, list(paths) or None, log=warn)
+        _print_stats(stats, as_json)
+        return
+    with click.progressbar(length=1, label="rebuilding", file=sys.stderr) as bar:
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.length = max(total, 1)
+            bar.label = "reading files" if stage == "read" else "embedding"
+            bar.pos = done
+            bar.render_progress()
+
+        stats = client.rebuild(vault, progress=progress, log=warn)
+    _print_stats(stats, as_json)
+
+
+def _print_stats(stats: dict, as_json: bool) -> None:
+    if as_json:
+        emit_json(stats)
+        return
+    for w in stats.get("warnings", []):
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"index: {len(stats.get('changed', []))} file(s) updated, {len(stats.get('removed', []))} removed, "
+               f"{stats.get('embedded', 0)} text(s) embedded")
+
+
+@cli.command()
+@click.option("--foreground", is_flag=True, help="Run in this terminal (for systemd, tmux or debugging).")
+@click.option("--status", "show_status", is_flag=True, help="Say whether a daemon runs for this vault.")
+@click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
+@json_option
+@with_vault
+def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, as_json: bool) -> None:
+    """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
+
+    Starts in the background; logs go to .vault/logs/daemon.log.
+    """
+    from sheriff_vault.daemon import watch as daemon
+
+    if show_status:
+        state = daemon.status(vault)
+        if as_json:
+            emit_json({"running": bool(state), **(state or {})})
+        else:
+            click.echo(f"running, pid {state['pid']}, socket {state['socket']}" if state else "not running")
+        if not state:
+            sys.exit(1)
+        return
+    if do_stop:
+        stopped = daemon.stop(vault)
+        if as_json:
+            emit_json({"stopped": stopped})
+        else:
+            click.echo("stopped" if stopped else "not running")
+        return
+    if foreground:
+        daemon.Daemon(vault).run()
+        return
+    info = daemon.start_background(vault)
+    if as_json:
+        emit_json(info)
+    else:
+        word = "already running" if info.get("already") else "started"
+        click.echo(f"{word}, pid {info['pid']}")
+
+
+@cli.group(hidden=True)
+def hook() -> None:
+    """Entry points for git hooks (installed by `vault init`)."""
+
+
+@hook.command("post-commit")
+@click.option("--commit", "sha", help="The commit to reindex (default HEAD).")
+@with_vault
+def hook_post_commit(vault: Vault, sha: str | None) -> None:
+    """Reindex the files a commit changed: through the daemon if it runs, else here. Never fails."""
+    from sheriff_vault.daemon.freshness import after_commit
+
+    after_commit(vault, sha)

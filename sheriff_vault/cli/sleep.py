@@ -1,0 +1,72 @@
+"""`vault note`, `vault sleep` and `vault wake`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command()
+@click.argument("role", type=click.Choice(["user", "assistant", "system", "tool"]))
+@click.argument("text", nargs=-1, required=True)
+@click.option("--name", default="", help="The speaker's name (e.g. Caroline), kept in facts.")
+@click.option("--id", "turn_id", default="", help="A turn id to keep for citations (default: the next t<N>).")
+@now_option
+@json_option
+@with_vault
+def note(vault: Vault, role: str, text: tuple[str, ...], name: str, turn_id: str, now_text: str | None,
+         as_json: bool) -> None:
+    """Append one turn to the vault's conversation buffer (.vault/buffer.jsonl); use - for stdin."""
+    from sheriff_vault.store.buffer import Turn, append_turns
+
+    content = sys.stdin.read() if text == ("-",) else " ".join(text)
+    now = get_now(now_text, vault.config.timezone)
+    added = append_turns(vault, [Turn(role, content, None, turn_id, name)], now)  # stamped with now
+    if as_json:
+        emit_json([t.to_json() for t in added])
+    elif added:
+        taken = f" (id {turn_id} belongs to another turn in the buffer)" if turn_id and added[0].id != turn_id else ""
+        click.echo(f"noted {added[0].id}{taken}")
+    else:
+        click.echo(f"turn {turn_id} is already in the buffer")
+
+
+@cli.command("sleep")
+@click.argument("buffer", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--extractor", type=click.Choice(["offline", "openai"]),
+              help="offline (default, no network) or openai (the Responses API, see llm: in vault.yaml).")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@now_option
+@json_option
+@with_vault
+def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, now_text: str | None,
+              as_json: bool) -> None:
+    """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
+
+    BUFFER is a JSONL or Markdown transcript (or - for stdin); its turns join the vault's buffer
+    first. Without BUFFER the vault's own buffer (filled by `vault note`) is slept.
+    """
+    from sheriff_vault.compaction.compact import sleep
+    from sheriff_vault.store import buffer as buf
+
+    turns = None
+    if buffer is not None:
+        turns = buf.parse(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else buf.read_file(buffer)
+        if not turns:
+            click.echo(f"warning: {buffer} holds no turns", err=True)
+    result = sleep(vault, turns, now=get_now(now_text, vault.config.timezone) if now_text else None,
+                   extractor=extractor, dry_run=dry_run)
+    for n in result.notes:
+        click.echo(f"note: {n}", err=True)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.describe())

@@ -1,0 +1,94 @@
+"""`vault init`, `vault doctor` and `vault time`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, get_now, get_vault, json_option, now_option, vault_option
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), default=".")
+@click.option("--force", is_flag=True, help="Add a vault to a non-empty folder that is not one (never overwrites).")
+@json_option
+def init(path: Path, force: bool, as_json: bool) -> None:
+    """Make a vault in PATH (default: here): template, folders, git repository, post-commit hook.
+
+    Running it on an existing vault only restores what is missing.
+    """
+    from sheriff_vault.store.vault import init_vault
+
+    result = init_vault(path, force=force)
+    if as_json:
+        emit_json(result.to_json())
+    elif result.created:
+        click.echo(f"made a vault in {result.vault.root} (commit {(result.commit or '')[:8]})")
+    else:
+        extra = f", restored {len(result.added)} file(s)" if result.added else ", nothing to do"
+        click.echo(f"{result.vault.root} is already a vault{extra}")
+
+
+@cli.command()
+@vault_option
+@json_option
+def doctor(vault_path: Path | None, as_json: bool) -> None:
+    """Check every file of the vault; print `path:line: problem, and what to do`. Exit 1 on any problem."""
+    from sheriff_vault.store.doctor import check_vault, describe
+
+    vault = get_vault(vault_path)
+    report = check_vault(vault)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for problem in report.problems:
+            click.echo(str(problem))
+        click.echo(describe(report), err=not report.ok)
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.command("time")
+@click.argument("phrase", nargs=-1, required=True)
+@now_option
+@click.option("--tz", help="Time zone for calendar days (default: the vault's, else UTC).")
+@click.option("--prefer", type=click.Choice(["nearest", "past", "future"]), default="nearest",
+              help="Which way an ambiguous date leans (\"June 1\", \"on Friday\"); recall always looks back.")
+@vault_option
+@json_option
+def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, prefer: str, vault_path: Path | None,
+             as_json: bool) -> None:
+    """Print the UTC window a time phrase resolves to, e.g. `vault time last week`."""
+    from sheriff_vault import timewin
+    from sheriff_vault.store.packets import latest_slept_at
+
+    vault = _optional_vault(vault_path)
+    zone = tz or (vault.config.timezone if vault else "UTC")
+    now = get_now(now_text, zone)
+    slept_at = latest_slept_at(vault, now) if vault else None
+    window = timewin.resolve(" ".join(phrase), now, zone, slept_at=slept_at, prefer=prefer)
+    if as_json:
+        emit_json(window.to_json())
+    else:
+        start = timewin.to_iso(window.start) if window.start else "(open)"
+        end = timewin.to_iso(window.end) if window.end else "(open)"
+        click.echo(f"{start} .. {end}   {window.phrase!r} = {window.label(zone)}")
+
+
+def _optional_vault(vault_path: Path | None) -> Vault | None:
+    from sheriff_vault.errors import VaultNotFound
+
+    try:
+        return get_vault(vault_path)
+    except VaultNotFound:
+        if vault_path:
+            raise
+        return None
+
+

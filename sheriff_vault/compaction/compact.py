@@ -1,0 +1,410 @@
+"""`vault sleep`: compact the older part of the conversation into topics, as ONE git commit.
+
+Steps (docs/sleep.md): keep the tail, extract subjects and candidate updates, match them to
+topics, update topics minimally, link them, score utility, write the wake packet, archive the
+slice, write topic events, trim the buffer. Everything is planned in memory first; a journal
+makes a crash either roll back or finish on the next command.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sheriff_vault import faults, timewin
+from sheriff_vault.compaction.extract import Candidate, Extraction, extract
+from sheriff_vault.compaction.merge import (
+    Change,
+    Target,
+    apply,
+    candidate_names,
+    effective_utility,
+    link,
+    match,
+    targets_from,
+)
+from sheriff_vault.errors import VaultError
+from sheriff_vault.index.embed import safe_encoder
+from sheriff_vault.index.engine import Index, Snapshot
+from sheriff_vault.store import journal
+from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
+from sheriff_vault.store.fsutil import atomic_write
+from sheriff_vault.store.guard import scan
+from sheriff_vault.store.packets import InProgress, WakePacket
+from sheriff_vault.store.topics import Topic, iso
+from sheriff_vault.text import norm, truncate
+
+if TYPE_CHECKING:
+    from sheriff_vault.config import Config
+    from sheriff_vault.store.vault import Vault
+
+log = logging.getLogger("sheriff_vault.sleep")
+Extractor = Callable[..., Extraction]
+
+
+@dataclass
+class SleepResult:
+    slept_at: dt.datetime
+    sleep_id: str
+    compacted: int = 0
+    kept: int = 0
+    created: list[dict] = field(default_factory=list)
+    updated: list[dict] = field(default_factory=list)
+    commit: str | None = None
+    conversation: str | None = None
+    wake: str | None = None
+    events: list[str] = field(default_factory=list)
+    quarantined: list[dict] = field(default_factory=list)
+    subjects: list[dict] = field(default_factory=list)
+    in_progress: InProgress = field(default_factory=InProgress)
+    notes: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return {"slept_at": iso(self.slept_at), "sleep_id": self.sleep_id, "compacted_turns": self.compacted,
+                "kept_turns": self.kept, "created": self.created, "updated": self.updated, "commit": self.commit,
+                "conversation": self.conversation, "wake": self.wake, "events": self.events,
+                "quarantined": self.quarantined, "subjects": self.subjects, "in_progress": self.in_progress.to_json(),
+                "notes": self.notes, "dry_run": self.dry_run, "message": self.message}
+
+    def describe(self) -> str:
+        if not self.compacted:
+            return self.message
+        head = "would " if self.dry_run else ""
+        lines = [f"{head}compact {self.compacted} turn(s), keep {self.kept}: "
+                 f"{len(self.updated)} topic(s) updated, {len(self.created)} created"
+                 + (f" (commit {self.commit[:8]})" if self.commit else "")]
+        for t in self.created:
+            lines.append(f"  new      {t['path']}: {t['summary']}")
+        for t in self.updated:
+            lines.append(f"  updated  {t['path']}: {t['summary']}")
+        for q in self.quarantined:
+            lines.append(f"  quarantined turn {q['turn']}: {q['reason']} -> {q['path']}")
+        return "\n".join(lines)
+
+
+def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
+          extractor: str | None = None, dry_run: bool = False, index: Index | None = None) -> SleepResult:
+    """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact."""
+    now = now or timewin.utcnow()
+    with vault.lock(timeout=120):
+        notes = [n for n in [journal.recover(vault)] if n]
+        stamped = sum(1 for t in turns or [] if t.at is None)
+        if stamped:
+            notes.append(f"{stamped} turn(s) had no timestamp; used {iso(now)}")
+        if turns and not dry_run:
+            append_turns(vault, turns, now)
+            faults.point("sleep:appended")
+        buffer = load_buffer(vault)
+        if turns and dry_run:
+            known = {t.id for t in buffer if t.id}
+            extra = [t for t in turns if not (t.id and t.id in known)]
+            for i, t in enumerate(extra):
+                t.at = t.at or now
+                t.id = t.id or f"new{i + 1}"
+            buffer += extra
+        tail_n = vault.config.sleep.tail_turns
+        result = SleepResult(now, _sleep_id(buffer, now), notes=notes, dry_run=dry_run)
+        if not buffer:
+            result.message = "the buffer is empty: nothing to sleep"
+            return result
+        if len(buffer) <= tail_n:
+            result.message = f"nothing to compact: {len(buffer)} turn(s) fit in the {tail_n}-turn tail"
+            result.kept = len(buffer)
+            return result
+        part, tail = (buffer[:-tail_n], buffer[-tail_n:]) if tail_n else (buffer, [])
+        own_index = index is None
+        index = index or Index(vault)
+        try:
+            return _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
+        finally:
+            if own_index:
+                index.close()
+
+
+def _sleep_id(buffer: list[Turn], now: dt.datetime) -> str:
+    h = hashlib.sha1(iso(now).encode() + "".join(t.id for t in buffer).encode())
+    return h.hexdigest()[:10]
+
+
+def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, extractor: str, dry_run: bool,
+         index: Index, result: SleepResult) -> SleepResult:
+    """Plan everything in memory, then write and commit it as one journaled change."""
+    guarded = _guard(part, tail, result)
+    index.refresh()
+    snap = index.snapshot()
+    extraction = _extract(vault, extractor, guarded, now, index)
+    first = part[0].at or now
+    conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
+    changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
+    extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
+    result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
+    result.compacted, result.kept = len(part), len(tail)
+    files = _files(vault, result, extraction, changes, guarded, snap, conv_rel, now)
+    log.info("sleep %s subjects: %s", result.sleep_id, json.dumps(extraction.subjects)[:2000])
+    if dry_run:
+        return result
+    faults.point("sleep:planned")
+    with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
+        merged = _write(vault, files, changes, conv_rel, now, tx)
+        faults.point("sleep:written")
+        result.notes += [f"{rel} changed on disk while sleeping; merged with your edit" for rel in merged]
+        for rel, text in guarded.quarantine.items():
+            atomic_write(vault.root / rel, text)
+        result.commit = tx.commit(_commit_message(result, changes, extraction), list(files), when=now)
+    index.refresh([p for p in files if p.startswith(("topics/", "events/"))])
+    return result
+
+
+@dataclass
+class _Guarded:
+    """The slice after the write-time scan: what the extractor may read, what the archive keeps,
+    and the quarantine/ files for the turns held back."""
+
+    part: list[Turn]
+    tail: list[Turn]
+    archive: list[Turn]
+    quarantine: dict[str, str]
+
+
+def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> _Guarded:
+    safe, quarantine_files = _quarantine(part + tail, result)
+    return _Guarded(part=[t for t in part if t.id in safe],
+                    tail=[t if t.id in safe else _redacted(t, quarantine_files) for t in tail],
+                    archive=[t if t.id in safe else _redacted(t, quarantine_files) for t in part],
+                    quarantine=quarantine_files)
+
+
+def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, index: Index) -> Extraction:
+    encode = safe_encoder(index.embedder)
+    if extractor == "openai":
+        from sheriff_vault.compaction.extract_openai import extract_openai
+
+        return extract_openai(vault, guarded.part, guarded.tail, now, encode=encode)
+    if extractor == "offline":
+        return extract(guarded.part, guarded.tail, encode, vault.config.timezone, _skill_ids(vault))
+    raise VaultError(f"unknown extractor {extractor!r}", hint="use offline or openai")
+
+
+def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: dict[str, Change], guarded: _Guarded,
+           snap: Snapshot, conv_rel: str, now: dt.datetime) -> dict[str, bytes | None]:
+    """Every file this sleep writes, by vault-relative path: the archived slice, the wake packet,
+    one event file per touched topic, and the topics themselves."""
+    part = guarded.archive
+    first = part[0].at or now
+    files: dict[str, bytes | None] = {}
+    files[conv_rel] = render_markdown(part, {"id": result.sleep_id, "slept_at": iso(now),
+                                             "first_turn": iso(first), "turns": len(part)}).encode()
+    wake_rel = f"wake/{now:%Y/%m/%d}/{now:%H%M%S}.json"
+    packet = _wake_packet(vault, extraction, changes, guarded.tail, now, snap, conv_rel, part)
+    files[wake_rel] = json.dumps(packet.to_json(), indent=2, ensure_ascii=False).encode() + b"\n"
+    for change in changes.values():
+        ev_rel = f"events/{now:%Y/%m/%d}/{now:%H%M%S}-{change.topic.slug}.md"
+        files[ev_rel] = _event_file(change, now, conv_rel).encode()
+        result.events.append(ev_rel)
+        files[change.topic.rel] = change.topic.render().encode()
+        entry = {"id": change.topic.id, "name": change.topic.name, "path": change.topic.rel, "summary": change.short()}
+        (result.created if change.created else result.updated).append(entry)
+    result.conversation, result.wake = conv_rel, wake_rel
+    return files
+
+
+def _skill_ids(vault: Vault) -> list[str]:
+    try:
+        from sheriff_vault.store.skills import registry
+
+        return [s.skill_id for s in registry(vault)]
+    except Exception:  # skills are optional context for sleep, never a reason to fail it
+        return []
+
+
+def _quarantine(turns: list[Turn], result: SleepResult) -> tuple[set[str], dict[str, str]]:
+    """Turns carrying injection phrasing, secrets or hidden Unicode go to quarantine/, not to memory."""
+    safe: set[str] = set()
+    files: dict[str, str] = {}
+    for t in turns:
+        hits = scan(t.content)
+        if not hits:
+            safe.add(t.id)
+            continue
+        at = t.at or result.slept_at
+        rel = f"quarantine/{at:%Y/%m/%d}/{at:%H%M%S}-{t.id.replace(':', '-')}.md"
+        reasons = "; ".join(str(h) for h in hits[:3])
+        files[rel] = (f"---\nturn: {json.dumps(t.id)}\nrole: {t.role}\nname: {json.dumps(t.name)}\n"
+                      f"at: {iso(at)}\nsleep_id: {result.sleep_id}\nreasons: {json.dumps(reasons)}\n---\n\n"
+                      f"Held back from memory by `vault sleep`. Review it; delete this file when done.\n\n"
+                      f"````text\n{t.content}\n````\n")
+        result.quarantined.append({"turn": t.id, "path": rel, "reason": hits[0].kind})
+    return safe, files
+
+
+def _redacted(turn: Turn, files: dict[str, str]) -> Turn:
+    rel = next((r for r in files if r.endswith(f"-{turn.id.replace(':', '-')}.md")), "quarantine/")
+    return Turn(turn.role, f"[held back: see {rel}]", turn.at, turn.id, turn.name)
+
+
+def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, now: dt.datetime, cfg: Config,
+          tz: str) -> tuple[dict[str, Change], list[str]]:
+    """Match candidates to topics and apply them to in-memory copies of the topic files."""
+    targets = targets_from(snap)
+    groups: dict[str, list[Candidate]] = {}
+    new_topics: dict[str, Topic] = {}
+    order: list[str] = []
+    taken = {p.name for p in vault.topics.paths()}
+    for cand in sorted(extraction.candidates, key=lambda c: min(u.at for u in c.units)):
+        m = match(cand, targets, cfg.sleep)
+        if m.target is None:
+            topic = _new_topic(vault, cand, now, taken)
+            new_topics[topic.rel] = topic
+            vec = cand.vector[None, :] if cand.vector is not None else np.zeros((0, 1), np.float32)
+            targets.append(Target(topic.rel, topic.id, candidate_names(cand) | {norm(cand.name)},
+                                  set(cand.entities), [u.at for u in cand.units], vec, new=True, owner=cand.owner))
+            path = topic.rel
+        else:
+            path = m.target.path
+            if m.target.new and cand.vector is not None:
+                m.target.vectors = np.vstack([m.target.vectors, cand.vector[None, :]])
+        groups.setdefault(path, []).append(cand)
+        if path not in order:
+            order.append(path)
+    changes: dict[str, Change] = {}
+    for path in order:
+        topic = new_topics.get(path) or vault.topics.load(vault.root / path)
+        change = Change(topic, path in new_topics, groups[path])
+        apply(topic, groups[path], change, conv_rel, now, cfg.sleep, tz, _skill_success(extraction, groups[path]))
+        changes[path] = change
+    by_name = {n: (t.topic_id, t.path) for t in targets for n in t.names}
+    depends: dict[str, list[tuple[str, str]]] = {}
+    for path, change in changes.items():
+        for cand in change.candidates:
+            for unit in cand.units:
+                for phrase in unit.depends:
+                    hit = by_name.get(norm(phrase))
+                    if hit and hit[1] != path:
+                        name = changes[hit[1]].topic.name if hit[1] in changes else snap.topics[hit[1]].name
+                        depends.setdefault(path, []).append((hit[0], name))
+    link(changes, order, depends)
+    return changes, order
+
+
+def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
+    from sheriff_vault.store.topics import new_topic, slugify
+
+    base = slugify(cand.name)
+    name, n = f"{base}.md", 2
+    while name in taken:
+        name, n = f"{base}-{n}.md", n + 1
+    taken.add(name)
+    first = min(u.at for u in cand.units)
+    return new_topic(vault.root / "topics" / name, cand.name, one_liner=cand.one_liner, now=first,
+                     rel=f"topics/{name}")
+
+
+def _skill_success(extraction: Extraction, cands: list[Candidate]) -> bool:
+    refs = {r.split(":", 1)[1] for r in extraction.skill_refs}
+    text = " ".join(u.text.lower() for c in cands for u in c.units)
+    return any(r in text for r in refs) and any("success" in u.text.lower() or "passed" in u.text.lower()
+                                                for c in cands for u in c.units)
+
+
+def _progress_topic(extraction: Extraction, changes: dict[str, Change], index: Index) -> str | None:
+    hint = extraction.in_progress.resume_hint
+    if not extraction.in_progress.pending or not hint or not changes:
+        return None
+    qvec = index.embed_query(hint)
+    best, best_sim = None, -1.0
+    for change in changes.values():
+        for cand in change.candidates:
+            sim = float(cand.vector @ qvec) if qvec is not None and cand.vector is not None else 0.0
+            if sim > best_sim:
+                best, best_sim = change.topic.id, sim
+    return best
+
+
+def _wake_packet(vault: Vault, extraction: Extraction, changes: dict[str, Change], tail: list[Turn],
+                 now: dt.datetime, snap: Snapshot, conv_rel: str, part: list[Turn]) -> WakePacket:
+    """What the agent needs to resume. Top topics by utility x recency x salience."""
+    salience: dict[str, float] = {}
+    total = sum(c.salience for ch in changes.values() for c in ch.candidates) or 1.0
+    for change in changes.values():
+        salience[change.topic.id] = sum(c.salience for c in change.candidates) / total
+    tau = vault.config.retrieval.tau_days
+    decay = vault.config.sleep.utility_decay
+    scored: list[tuple[float, str, dt.datetime | None]] = []
+    for change in changes.values():
+        t = change.topic
+        scored.append((max(effective_utility(t, now, decay), 0) + 1, t.id, t.last_seen))
+    for row in snap.topics.values():
+        if row.topic_id not in salience:
+            last = row.last_seen_at or now
+            util = row.utility * decay ** max(0.0, (now - last).total_seconds() / 86400)
+            scored.append((util + 1, row.topic_id, last))
+    ranked = []
+    for util, topic_id, seen in scored:
+        age = max(0.0, (now - (seen or now)).total_seconds() / 86400)
+        ranked.append((util * np.exp(-age / tau) * (0.1 + salience.get(topic_id, 0.0)), topic_id))
+    ranked.sort(key=lambda x: -x[0])
+    return WakePacket(now, [t.to_json() for t in tail], [s["hint"] for s in extraction.subjects[:5]],
+                      [tid for _, tid in ranked[:8]], extraction.skill_refs[:5], extraction.in_progress, conv_rel,
+                      [part[0].id, part[-1].id] if part else [])
+
+
+def _event_file(change: Change, now: dt.datetime, conv_rel: str) -> str:
+    """A topic event (docs/vault-format.md): `at` is when the topic was talked about, so "what did we decide
+    last week" finds it by the conversation's time; `slept_at` is when memory recorded it."""
+    turns = change.turn_ids
+    span = f"{turns[0]}..{turns[-1]}" if len(turns) > 1 else (turns[0] if turns else "")
+    body = "\n".join(f"- {line}" for line in change.summary()) or "- touched"
+    talked = max((u.at for c in change.candidates for u in c.units), default=now)
+    return (f"---\ntopic_id: {change.topic.id}\ntopic: {change.topic.rel}\nat: '{iso(talked)}'\n"
+            f"slept_at: '{iso(now)}'\nchange: {'created' if change.created else 'updated'}\n"
+            f"turns: {json.dumps(span)}\nconversation: {conv_rel}\n---\n\n# {change.topic.name}\n\n{body}\n")
+
+
+def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Change], conv_rel: str,
+           now: dt.datetime, tx: journal.Transaction) -> list[str]:
+    """Write every planned file; a topic a person edited since we read it is re-read and merged."""
+    cfg, tz = vault.config, vault.config.timezone
+    merged = []
+    half = len(files) // 2
+    for n, (rel, data) in enumerate(files.items()):
+        if n == half:
+            faults.point("sleep:half-written")
+        change = next((c for c in changes.values() if c.topic.rel == rel), None)
+        if change is not None and not change.created and change.topic.path.exists():
+            on_disk = change.topic.path.read_bytes()
+            if on_disk.decode("utf-8", "replace") != change.topic._orig_text:
+                fresh = vault.topics.load(change.topic.path)
+                redo = Change(fresh, False, change.candidates)
+                apply(fresh, change.candidates, redo, conv_rel, now, cfg.sleep, tz)
+                for dst_id, kind, weight in change.edge_ops:
+                    fresh.link(dst_id, kind, weight)
+                data = fresh.render().encode()
+                tx.merged(rel, on_disk, data)
+                merged.append(rel)
+        if data is not None:
+            atomic_write(vault.root / rel, data)
+    return merged
+
+
+def _commit_message(result: SleepResult, changes: dict[str, Change], extraction: Extraction) -> str:
+    hints = ", ".join(s["hint"] for s in extraction.subjects[:3]) or "conversation"
+    subject = f"sleep: {len(result.updated)} updated, {len(result.created)} created - {truncate(hints, 60)}"
+    body = []
+    for change in changes.values():
+        body.append(f"{'new' if change.created else 'updated'} {change.topic.rel} ({change.topic.name}): "
+                    f"{change.short()}")
+        body += [f"    {line}" for line in change.summary()[:12]]
+        if len(change.summary()) > 12:
+            body.append(f"    ... and {len(change.summary()) - 12} more")
+    if result.quarantined:
+        body.append(f"held back {len(result.quarantined)} turn(s) in quarantine/ (not committed)")
+    body.append(f"\nConversation: {result.conversation}")
+    return subject + "\n\n" + "\n".join(body)

@@ -1,0 +1,265 @@
+"""Sleep steps 4-7: match each candidate to a topic (docs/sleep.md), update topics minimally,
+link them, and score their utility (docs/sleep.md).
+
+match score = alias match 3.0 + one-liner/fact similarity 0..3.0 + entity overlap 0..1.5
+              + time proximity 0..2.0 (only when the candidate names a time); >= threshold merges.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sheriff_vault.compaction.extract import Candidate, Unit
+from sheriff_vault.index.engine import Snapshot
+from sheriff_vault.store.items import Citation, Item, format_item_date
+from sheriff_vault.store.topics import Topic, parse_time
+from sheriff_vault.text import content_words, norm, rarity, truncate
+
+BIG_TOPIC = 25  # past this many items a topic must be a clearer match to grow (no catch-all topics)
+
+
+@dataclass
+class Target:
+    """A topic a candidate can merge into: an existing one (from the index) or one made this sleep."""
+
+    path: str
+    topic_id: str
+    names: set[str]
+    entities: set[str]
+    dates: list[dt.datetime]
+    vectors: np.ndarray
+    new: bool = False
+    owner: str = ""
+    one_liner: int = -1
+    size: int = 0
+
+
+@dataclass
+class Match:
+    target: Target | None
+    score: float
+    signals: dict[str, float]
+
+
+@dataclass
+class Change:
+    """What one topic learned in this sleep, for the commit body and the events file."""
+
+    topic: Topic
+    created: bool
+    candidates: list[Candidate] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)
+    edges: list[str] = field(default_factory=list)
+    edge_ops: list[tuple[str, str, float]] = field(default_factory=list)
+    utility_before: float = 0.0
+
+    @property
+    def turn_ids(self) -> list[str]:
+        return list(dict.fromkeys(t for c in self.candidates for t in c.turn_ids))
+
+    def summary(self) -> list[str]:
+        lines = [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
+        lines += [f"+ event: {e}" for e in self.events] + [f"closed loop: {c}" for c in self.closed]
+        lines += [f"+ alias: {a}" for a in self.aliases] + [f"number: {n}" for n in self.numbers]
+        lines += [f"link: {e}" for e in self.edges]
+        return lines
+
+    def short(self) -> str:
+        parts = []
+        for label, items in (("facts", self.facts), ("loops", self.loops), ("events", self.events),
+                             ("aliases", self.aliases), ("numbers", self.numbers), ("links", self.edges)):
+            if items:
+                parts.append(f"+{len(items)} {label}")
+        if self.closed:
+            parts.append(f"{len(self.closed)} loops closed")
+        return ", ".join(parts) or "touched"
+
+
+def owner_of(name: str) -> str:
+    """"Caroline: pottery class" belongs to Caroline; a name without "Who: " has no owner."""
+    head, sep, _ = name.partition(": ")
+    return head.strip() if sep and 0 < len(head) <= 40 else ""
+
+
+def targets_from(snap: Snapshot) -> list[Target]:
+    rows: dict[str, list[int]] = {}
+    heads: dict[str, int] = {}
+    for i, doc_id in enumerate(snap.vec_ids):
+        doc = snap.docs.get(doc_id) if doc_id is not None else None
+        if doc is None:
+            continue
+        if doc.kind == "topic":
+            heads[doc.topic_path] = len(rows.setdefault(doc.topic_path, []))
+            rows[doc.topic_path].append(i)
+        elif doc.kind in ("fact", "loop", "event"):
+            rows.setdefault(doc.topic_path, []).append(i)
+    out = []
+    for path, topic in snap.topics.items():
+        names = {norm(n) for n in (topic.name, *topic.aliases) if norm(n) and specific(norm(n))}
+        core = {c for c in [norm(topic.name.split(":", 1)[-1])] if ":" in topic.name and specific(c)}
+        entities = set(content_words(" ".join([topic.name, *topic.aliases])))
+        dates = [d for d in (topic.last_seen_at, *(parse_time(a) for a, _ in topic.item_windows[-20:])) if d]
+        vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
+        out.append(Target(path, topic.topic_id, names | core, entities, dates, vecs, owner=owner_of(topic.name),
+                          one_liner=heads.get(path, -1), size=len(rows.get(path, []))))
+    return out
+
+
+def specific(name: str) -> bool:
+    """Only names that say something count as alias matches: "the party" or "pottery", not "support"."""
+    return " " in name or rarity(name) >= 1.0
+
+
+def candidate_names(cand: Candidate) -> set[str]:
+    names = {norm(a) for a in cand.aliases}
+    names.add(norm(cand.name.split(":", 1)[-1]))
+    return {n for n in names if n and specific(n)}
+
+
+def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
+    """The best-scoring target, or none when nothing reaches the merge threshold."""
+    best = Match(None, 0.0, {})
+    names = candidate_names(cand)
+    words = set(content_words(" ".join([cand.name, *cand.aliases, *sorted(cand.entities)])))
+    for target in targets:
+        alias = 3.0 if names & target.names else 0.0
+        sim = 0.0
+        if cand.vector is not None and len(target.vectors) and target.vectors.shape[1] == cand.vector.shape[0]:
+            sims = target.vectors @ cand.vector
+            head = float(sims[target.one_liner]) if target.one_liner >= 0 else -1.0
+            best3 = float(np.mean(np.sort(sims)[-3:]))
+            sim = max(head, best3)
+        emb = 3.0 * min(1.0, max(0.0, (sim - 0.35) / 0.5))
+        overlap = len(words & target.entities)
+        entity = min(1.5, 0.5 * overlap)
+        time = 0.0
+        if cand.time_hint is not None and target.dates:
+            days = min(abs((cand.time_hint - d).total_seconds()) / 86400 for d in target.dates)
+            time = 2.0 * math.exp(-days / 14)
+        owner = -2.0 if cand.owner and target.owner and cand.owner != target.owner else 0.0
+        crowded = -1.5 * math.log2(target.size / BIG_TOPIC) if target.size > BIG_TOPIC else 0.0
+        score = alias + emb + entity + time + owner + crowded
+        if score > best.score:
+            best = Match(target, score, {"alias": alias, "embedding": round(emb, 3), "entity": entity,
+                                         "time": round(time, 3), "owner": owner, "crowded": round(crowded, 3),
+                                         "similarity": round(sim, 3)})
+    if best.score < cfg.merge_threshold:
+        return Match(None, best.score, best.signals)
+    return best
+
+
+def effective_utility(topic: Topic, now: dt.datetime, decay: float) -> float:
+    """`utility` is stored as of last_seen; it decays by `decay` per day since then."""
+    last = topic.last_seen or now
+    days = max(0.0, (now - last).total_seconds() / 86400)
+    return topic.utility * (decay ** days)
+
+
+def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: str, now: dt.datetime, cfg: Any,
+          tz: str, skill_success: bool = False) -> None:
+    """Write the candidates' facts, loops, events, numbers and aliases into `topic` (deterministic,
+    so it can be re-run on a newer copy of the file if a person edited it meanwhile)."""
+    existing = {_key(i.text) for i in topic.items()}
+    change.utility_before = topic.utility
+    utility = effective_utility(topic, now, cfg.utility_decay)
+    latest = None
+    mentions = 0
+    for cand in cands:
+        for unit in cand.units:
+            mentions += 1
+            latest = max(latest, unit.at) if latest else unit.at
+            if "loop" in unit.flags:
+                kind = "loop"
+            else:
+                kind = "event" if (unit.event_day or "decision" in unit.flags) else "fact"
+            when = unit.event_day if (kind == "event" and unit.event_day) else unit.at
+            key = _key(unit.fact)
+            if key in existing:
+                continue
+            existing.add(key)
+            cite = (Citation(conversation, tuple(unit.turn_ids)),) if unit.turn_ids else ()
+            date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
+                format_item_date(when, with_time=True)
+            topic.add_item(Item(kind=kind, text=unit.fact, date=date, citations=cite))
+            {"fact": change.facts, "loop": change.loops, "event": change.events}[kind].append(truncate(unit.fact, 120))
+            if "done" in unit.flags:
+                _close_loops(topic, unit, change)
+            for num in unit.numbers:
+                if topic.add_number(num.key, num.value, num.unit, num.at, num.source, num.confidence):
+                    change.numbers.append(f"{num.key} = {num.value} {num.unit}".strip())
+        for alias in cand.aliases[:3]:
+            if len(topic.aliases) < 12 and topic.add_alias(alias):
+                change.aliases.append(alias)
+    if change.created or topic.one_liner in ("", topic.name):
+        best = max(cands, key=lambda c: c.salience)
+        topic.set("one_liner", best.one_liner)
+    utility += mentions
+    utility += 5 if any(c.corrected for c in cands) else 0
+    utility += 3 if any(c.constrained for c in cands) else 0
+    utility += 2 if skill_success else 0
+    topic.set("utility", round(utility, 3))
+    topic.set("touch_count", topic.touch_count + 1)
+    if latest:
+        topic.touch(latest)
+
+
+def _local_day(t: dt.datetime, tz: str) -> dt.datetime:
+    from zoneinfo import ZoneInfo
+
+    local = t.astimezone(ZoneInfo(tz))
+    return dt.datetime(local.year, local.month, local.day, tzinfo=dt.UTC)
+
+
+def _key(text: str) -> str:
+    return " ".join(content_words(text))[:200] or norm(text)
+
+
+def _close_loops(topic: Topic, unit: Unit, change: Change) -> None:
+    done_words = set(content_words(unit.text))
+    for loop in topic.loops:
+        if loop.done:
+            continue
+        words = set(content_words(loop.text.split(":", 1)[-1]))
+        if words and len(words & done_words) / len(words) >= 0.5:
+            closed = Item(**{**loop.__dict__, "done": True})
+            topic.body.replace_item(loop, closed)
+            change.closed.append(truncate(loop.text, 120))
+
+
+def link(changes: dict[str, Change], order: list[str], depends: dict[str, list[tuple[str, str]]],
+         max_edges: int = 20) -> None:
+    """Graph step: NEXT/PREV between subjects in the order they came up, RELATES_TO for topics that
+    share an entity in this slice, DEPENDS_ON where dependency language names another topic.
+    `depends` maps a changed topic's path to (topic id, name) pairs it depends on."""
+    def add(a: str, dst_id: str, dst_name: str, kind: str, weight: float) -> None:
+        src = changes[a]
+        if dst_id == src.topic.id:
+            return
+        if len(src.topic.related) >= max_edges and not any(e["id"] == dst_id for e in src.topic.related):
+            return
+        src.topic.link(dst_id, kind, weight)
+        src.edge_ops.append((dst_id, kind, weight))
+        src.edges.append(f"{kind} {dst_name}")
+
+    for a, b in zip(order, order[1:], strict=False):
+        add(a, changes[b].topic.id, changes[b].topic.name, "NEXT", 1.0)
+        add(b, changes[a].topic.id, changes[a].topic.name, "PREV", 1.0)
+    ents = {p: {e for c in ch.candidates for e in c.entities} for p, ch in changes.items()}
+    paths = list(changes)
+    for i, a in enumerate(paths):
+        for b in paths[i + 1 :]:
+            if ents[a] & ents[b]:
+                add(a, changes[b].topic.id, changes[b].topic.name, "RELATES_TO", 0.5)
+                add(b, changes[a].topic.id, changes[a].topic.name, "RELATES_TO", 0.5)
+    for a, targets in depends.items():
+        for dst_id, dst_name in targets:
+            add(a, dst_id, dst_name, "DEPENDS_ON", 1.0)

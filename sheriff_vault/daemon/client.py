@@ -1,0 +1,82 @@
+"""The one way callers (CLI, tools, agent, hooks) reach recall and the index: through the watch
+daemon when one runs, else in this process; the same answer either way.
+
+Kept free of numpy, tantivy and the model at import time, so the daemon path never loads them.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sheriff_vault import timewin
+from sheriff_vault.daemon import rpc
+from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS, RecallReply, check_budget
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | None = None,
+           **kwargs: Any) -> RecallReply:
+    """Recall `query` (see retrieval/ranking.py for the keyword arguments) within `budget` characters."""
+    budget = check_budget(budget or vault.config.retrieval.budget)
+    notes = []
+    if len(query) > MAX_QUERY_CHARS:
+        notes.append(f"the query has {len(query)} characters; recall used the first {MAX_QUERY_CHARS}")
+        query = query[:MAX_QUERY_CHARS]
+    now = kwargs.get("now")
+    if use_daemon:
+        args = {**kwargs, "query": query, "budget": budget, "now": timewin.to_iso(now) if now else None}
+        found = rpc.call(vault, "recall", args)
+        if found is not None:
+            reply = RecallReply.from_dict(found, "daemon")
+            reply.json["warnings"] = notes + reply.json.get("warnings", [])
+            return reply
+    from sheriff_vault.retrieval.ranking import recall as recall_here
+
+    result = recall_here(vault, query, **kwargs)
+    result.warnings = notes + result.warnings
+    return result.reply(budget, explain=bool(kwargs.get("explain")), via="process")
+
+
+def status(vault: Vault, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """What the index holds and whether it is fresh; `daemon` says who answered."""
+    reply = rpc.call(vault, "status")
+    if reply is not None:
+        return reply | {"daemon": True}
+    from sheriff_vault.index.engine import Index
+
+    index = Index(vault, log=log)
+    try:
+        return index.status() | {"daemon": False}
+    finally:
+        index.close()
+
+
+def reindex(vault: Vault, paths: list[str] | None = None, *, log: Callable[[str], None] | None = None,
+            lock_timeout: float = 120.0) -> dict[str, Any]:
+    """Bring the index up to date with the files (all, or just `paths`); returns the update's
+    statistics with `via` ("daemon" or "process")."""
+    reply = rpc.call(vault, "reindex", {"paths": paths})
+    if reply is not None:
+        return reply | {"via": "daemon"}
+    from sheriff_vault.index.engine import Index
+
+    index = Index(vault, log=log)
+    try:
+        return index.refresh(paths, lock_timeout=lock_timeout).to_json() | {"via": "process"}
+    finally:
+        index.close()
+
+
+def rebuild(vault: Vault, *, progress: Callable[[str, int, int], None] | None = None,
+            log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Throw the index away and build it again from the files, in this process (a running daemon
+    notices the new index and reopens it)."""
+    from sheriff_vault.index.engine import Index
+
+    index = Index(vault, log=log)
+    try:
+        return index.rebuild(progress=progress).to_json() | {"via": "process"}
+    finally:
+        index.close()

@@ -1,0 +1,384 @@
+"""`vault watch`: a daemon that keeps the index fresh and answers recall from memory.
+
+The watchdog observer only records which paths changed (`handle_changes`); a worker thread
+indexes them once they have been quiet for the debounce time, so an editor's save-by-rename, a
+burst of saves or a `git checkout` of a thousand files becomes one batch. The model and searcher
+stay loaded, and recall over the Unix socket flushes pending changes first.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import logging.handlers
+import os
+import signal
+import socketserver
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sheriff_vault.daemon import rpc
+from sheriff_vault.errors import DaemonError, VaultError
+from sheriff_vault.index.docs import kind_of
+from sheriff_vault.index.embed import Embedder
+from sheriff_vault.index.engine import Index
+from sheriff_vault.store.fsutil import atomic_write, remove
+from sheriff_vault.store.locks import FileLock
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+IGNORED_TOP = {".git", ".vault"}
+
+
+class Daemon:
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        cfg = vault.config
+        self.debounce = cfg.daemon.debounce_ms / 1000
+        self.scan_interval = cfg.daemon.scan_interval_seconds
+        self.log = _logger(vault)
+        embedder = Embedder.from_settings(cfg.embedding) if cfg.embedding.enabled else None
+        self.index = Index(vault, embedder, log=self.log.warning)
+        self.work = threading.RLock()
+        self.cond = threading.Condition()
+        self.pending: set[str] = set()
+        self.full_scan = True
+        self.last_event = 0.0
+        self._index_inode: int | None = None
+        self.stopping = threading.Event()
+        self.warm = threading.Event()
+        self.batches = 0
+        self.started = time.time()
+        self.socket_path = rpc.socket_path_for(vault)
+        self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
+
+    # -- events ------------------------------------------------------------------------------
+    def handle_changes(self, paths: Iterable[str]) -> None:
+        """Record changed absolute paths; the worker indexes them after the debounce time."""
+        wanted, rescan = set(), False
+        for raw in paths:
+            try:
+                rel = Path(raw).resolve().relative_to(self.vault.root).as_posix()
+            except (ValueError, OSError):
+                continue
+            top = rel.split("/", 1)[0]
+            if top in IGNORED_TOP or rel.endswith((".tmp", "~", ".swp")) or "/." in f"/{rel}":
+                continue
+            if kind_of(rel):
+                wanted.add(rel)
+            elif top in ("topics", "events", "skills") and "." not in Path(rel).name:
+                rescan = True
+        if not wanted and not rescan:
+            return
+        with self.cond:
+            self.pending |= wanted
+            self.full_scan = self.full_scan or rescan
+            self.last_event = time.monotonic()
+            self.cond.notify_all()
+
+    def flush(self) -> Any:
+        """Index whatever is pending right now (recall calls this so it never answers stale)."""
+        with self.cond:
+            paths, full = self.pending, self.full_scan
+            self.pending, self.full_scan = set(), False
+        with self.work:
+            full = self._reopen_if_replaced() or full
+            if not paths and not full:
+                return None
+            stats = self.index.refresh(None if full else sorted(paths))
+            self._index_inode = self._index_file()
+        self.batches += 1
+        for w in stats.warnings:
+            self.log.warning(w)
+        if stats.changed or stats.removed:
+            self.log.info("indexed %d changed, %d removed in %.2fs", len(stats.changed), len(stats.removed),
+                          stats.seconds)
+        return stats
+
+    def _index_file(self) -> int | None:
+        try:
+            return (self.index.folder / "state.db").stat().st_ino
+        except FileNotFoundError:
+            return None
+
+    def _reopen_if_replaced(self) -> bool:
+        """The index folder deleted (rm -rf .vault/index) or rebuilt by another process under us: the
+        files we hold open are then gone from disk, so close them; the caller refreshes everything.
+        Call holding `work`."""
+        if self._index_inode is None or self._index_file() == self._index_inode:
+            return False
+        self.log.warning("index folder was deleted or replaced; rebuilding it")
+        self.index.close()
+        self._index_inode = None
+        return True
+
+    def _warm_up(self) -> None:
+        """Catch up with the files and load the model, after the socket already answers: a big
+        vault's first catch-up takes minutes, and `vault watch` should not wait for it."""
+        try:
+            self.flush()
+        except Exception:
+            self.log.error("indexing failed:\n%s", traceback.format_exc())
+        if self.index.embedder is not None:
+            try:
+                self.index.embedder.load()
+            except VaultError as exc:
+                self.log.warning("%s", exc)
+        self.warm.set()
+
+    def _worker(self) -> None:
+        self._warm_up()
+        last_scan = time.monotonic()
+        while not self.stopping.is_set():
+            with self.cond:
+                self.cond.wait(timeout=0.5)
+                quiet = time.monotonic() - self.last_event >= self.debounce
+                due = bool(self.pending or self.full_scan) and quiet
+            if time.monotonic() - last_scan >= self.scan_interval:
+                with self.cond:
+                    self.full_scan = True
+                due, last_scan = True, time.monotonic()
+            if due:
+                try:
+                    self.flush()
+                except Exception:  # the worker must outlive any one bad batch
+                    self.log.error("indexing failed:\n%s", traceback.format_exc())
+                    time.sleep(1)
+
+    # -- requests ----------------------------------------------------------------------------
+    def answer(self, request: dict) -> dict:
+        op, args = request.get("op"), request.get("args") or {}
+        try:
+            return {"ok": True, "result": self._dispatch(op, args)}
+        except VaultError as exc:
+            return {"ok": False, "error": {"message": exc.message, "path": exc.path, "line": exc.line,
+                                           "hint": exc.hint}}
+        except Exception as exc:
+            self.log.error("request %s failed:\n%s", op, traceback.format_exc())
+            return {"ok": False, "error": {"message": f"daemon error {type(exc).__name__}: {exc}"}}
+
+    def _dispatch(self, op: str | None, args: dict) -> Any:
+        if op == "ping":
+            return {"pid": os.getpid()}
+        if op == "status":
+            with self.work:
+                if self._reopen_if_replaced():
+                    with self.cond:
+                        self.full_scan = True
+                        self.cond.notify_all()
+                status = self.index.status()
+                self._index_inode = self._index_file()
+            with self.cond:
+                pending = len(self.pending) + (1 if self.full_scan else 0)
+            return status | {"pid": os.getpid(), "uptime": round(time.time() - self.started, 1),
+                             "batches": self.batches, "model_loaded": bool(self.index.embedder and
+                                                                             self.index.embedder.loaded),
+                             "socket": str(self.socket_path), "pending": pending, "warming_up": not self.warm.is_set()}
+        if op == "recall":
+            from sheriff_vault.retrieval.ranking import recall
+            from sheriff_vault.timewin import parse_instant
+
+            self.flush()
+            with self.work:
+                now = parse_instant(args["now"]) if args.get("now") else None
+                result = recall(self.vault, args["query"], index=self.index, tail=args.get("tail", ""),
+                                k=args.get("k"), deep=bool(args.get("deep")), since=args.get("since"),
+                                until=args.get("until"), now=now, explain=bool(args.get("explain")), refresh=False)
+            budget = int(args.get("budget") or self.vault.config.retrieval.budget)
+            return result.reply(budget, explain=bool(args.get("explain")), via="daemon").to_dict()
+        if op == "reindex":
+            paths = args.get("paths")
+            if paths is None:
+                with self.cond:
+                    self.full_scan = True
+            else:
+                self.handle_changes(str(self.vault.root / p) for p in paths)
+            stats = self.flush()
+            return stats.to_json() if stats else {"changed": [], "removed": []}
+        if op == "stop":
+            threading.Thread(target=self.stop, daemon=True).start()
+            return {"stopping": True}
+        raise DaemonError(f"unknown request {op!r}")
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def stop(self, *_: Any) -> None:
+        self.stopping.set()
+        server = getattr(self, "server", None)
+        if server is not None:
+            server.shutdown()
+
+    def run(self) -> None:
+        """Run in the foreground until SIGTERM/SIGINT or a `stop` request."""
+        # One torch thread, set before the model (and torch) loads; the environment can override.
+        # The daemon embeds one short query at a time, where a second thread gains little, and on
+        # a busy 2-core machine two spinning OpenMP threads turn a ~10 ms query embedding into
+        # 40-500 ms (see benchmarks/RESULTS.md, "Recall speed and memory").
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        from watchdog.events import (
+            DirCreatedEvent,
+            DirDeletedEvent,
+            DirMovedEvent,
+            FileClosedEvent,
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileModifiedEvent,
+            FileMovedEvent,
+            FileSystemEventHandler,
+        )
+        from watchdog.observers import Observer
+
+        try:
+            self._lock.acquire()
+        except VaultError:
+            state = rpc.read_state(self.vault) or {}
+            raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
+                              hint="`vault watch --stop` stops it") from None
+        _clean_stale(self.vault, self.socket_path)
+        daemon = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                try:
+                    paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+                    daemon.handle_changes(p if isinstance(p, str) else p.decode() for p in paths if p)
+                except Exception:  # never let one event kill the observer thread (watchdog #793)
+                    daemon.log.error("event handling failed:\n%s", traceback.format_exc())
+
+        events = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
+                  DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+        observer = Observer()
+        observer.schedule(Handler(), str(self.vault.root), recursive=True, event_filter=events)
+        observer.start()
+        self.server = _Server(str(self.socket_path), _RequestHandler)
+        self.server.daemon_obj = self
+        signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
+        signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
+        try:
+            state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
+                     "vault": str(self.vault.root)}
+            atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
+            atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
+            self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
+            threading.Thread(target=self._worker, name="indexer", daemon=True).start()
+            self.server.serve_forever(poll_interval=0.2)
+        finally:
+            self.stopping.set()
+            observer.stop()
+            observer.join(timeout=5)
+            self.server.server_close()
+            with self.work:
+                self.index.close()
+            _clean_stale(self.vault, self.socket_path)
+            self.log.info("stopped")
+            self._lock.release()
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    daemon_obj: Daemon
+
+
+class _RequestHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        line = self.rfile.readline(16 * 1024 * 1024)
+        try:
+            request = json.loads(line)
+        except ValueError:
+            reply = {"ok": False, "error": {"message": "bad request: not JSON"}}
+        else:
+            reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
+        self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def _clean_stale(vault: Vault, socket_path: Path) -> None:
+    for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
+        remove(path)
+
+
+def _logger(vault: Vault) -> logging.Logger:
+    log = logging.getLogger(f"sheriff_vault.watch.{vault.root}")
+    if not log.handlers:
+        vault.logs.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(vault.logs / "daemon.log", maxBytes=2_000_000, backupCount=2)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    return log
+
+
+def start_background(vault: Vault, timeout: float = 60.0) -> dict:
+    """Start `vault watch --foreground` detached and wait until it answers."""
+    import subprocess
+
+    if (running := status(vault)) is not None:
+        return running | {"already": True}
+    vault.logs.mkdir(parents=True, exist_ok=True)
+    # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
+    # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
+    # median latency (see Daemon.run and benchmarks/RESULTS.md). Two malloc arenas, not one per
+    # request thread: each arena keeps its freed pages, and they added up in resident memory.
+    # The environment can override all three.
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"} | dict(os.environ)
+    with open(vault.logs / "daemon.out", "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault",
+                                 str(vault.root)], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True, cwd=vault.root, env=env)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = (vault.logs / "daemon.out").read_text(errors="replace").strip().splitlines()[-3:]
+            raise DaemonError("the watch daemon exited at start: " + " / ".join(tail),
+                              hint="see .vault/logs/daemon.out")
+        try:
+            reply = rpc.call(vault, "ping", timeout=2)
+        except DaemonError:
+            reply = None
+        if reply and reply.get("pid") == proc.pid:
+            return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False}
+        time.sleep(0.1)
+    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s", hint="see .vault/logs/daemon.log")
+
+
+def status(vault: Vault) -> dict | None:
+    state = rpc.read_state(vault)
+    if not state:
+        return None
+    if not rpc.pid_alive(int(state.get("pid", 0))):
+        return None
+    try:
+        reply = rpc.call(vault, "ping", timeout=5)
+    except DaemonError:
+        return None
+    return state if reply else None
+
+
+def stop(vault: Vault, timeout: float = 30.0) -> bool:
+    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket."""
+    state = rpc.read_state(vault)
+    if not state:
+        return False
+    pid = int(state.get("pid", 0))
+    if not rpc.pid_alive(pid):
+        _clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
+        return False
+    try:
+        rpc.call(vault, "stop", timeout=5)
+    except DaemonError:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while rpc.pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    if rpc.pid_alive(pid):
+        raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
+                          hint=f"kill {pid}")
+    return True

@@ -1,0 +1,245 @@
+"""What the index holds: vault files turned into searchable documents (no search code here).
+
+A topic gives one topic document (name, aliases, one-liner) and one document per fact, open loop
+and event line, each with its date and citations, so recall can return a topic with only its
+relevant facts. Topic event files give dated records of what each sleep changed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sheriff_vault.store.topics import Topic, iso, parse_time
+from sheriff_vault.text import SPEAKER
+
+
+def speaker_of(text: str) -> str:
+    m = SPEAKER.match(text)
+    return m.group("who") if m else ""
+
+
+def searchable(text: str) -> str:
+    """What search sees of an item: its words without the "Speaker (to X):" lead, which would make
+    every line a person said match any question naming them (the speaker is ranked separately)."""
+    m = SPEAKER.match(text)
+    if not m:
+        return text
+    asked = m.group("asked")
+    return (f"{asked} " if asked else "") + text[m.end():]
+
+
+CONSTRAINT = re.compile(
+    r"\b(always|never|must|mustn't|should|shouldn't|do not|don't|prefer(s|red)?|please use|instead of|only use|"
+    r"make sure|avoid|no more than|at most|at least)\b", re.I)
+
+
+@dataclass(slots=True)
+class Doc:
+    """One searchable line. A doc read back from the index keeps `cites` and `mentions` as the
+    JSON text stored there until asked for (most never are): at 10k topics the decoded lists
+    cost a daemon about 45 MB."""
+
+    doc_id: str
+    kind: str  # topic | fact | loop | event | skill
+    path: str
+    topic_path: str
+    text: str
+    topic_text: str
+    date: str  # ISO-8601 UTC or ""
+    line: int = 0
+    cites: list[dict] | str = field(default_factory=list)
+    done: bool = False
+    mentions: list[list[str]] | str = field(default_factory=list)
+
+    @property
+    def citations(self) -> list[dict]:
+        return json.loads(self.cites) if isinstance(self.cites, str) else self.cites
+
+    @property
+    def mentioned(self) -> list[list[str]]:
+        return json.loads(self.mentions or "[]") if isinstance(self.mentions, str) else self.mentions
+
+    @property
+    def when(self) -> dt.datetime | None:
+        return parse_time(self.date) if self.date else None
+
+    def windows(self) -> list[tuple[dt.datetime, dt.datetime]]:
+        """The day it is dated, and every date it mentions: what a time window can match."""
+        out = [(parse_time(a), parse_time(b)) for a, b in self.mentioned]
+        when = self.when
+        if when:
+            out.append((when, when + dt.timedelta(days=1)))
+        return [(a, b) for a, b in out if a and b]
+
+    def row(self) -> tuple:
+        return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
+                json.dumps(self.citations), int(self.done), json.dumps(self.mentioned))
+
+
+DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions"
+
+
+def doc_from_row(row: tuple) -> Doc:
+    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions = row
+    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, cites, bool(done), mentions or "[]")
+
+
+_MONTHS = "January February March April May June July August September October November December".split()
+_LABEL = re.compile(r"\((?:(?P<wk>week|weekend) of )?(?:(?P<d>\d{1,2}) )?(?:(?P<m>" + "|".join(_MONTHS) +
+                    r") )?(?P<y>(?:19|20)\d\d)\)")
+
+
+def mentioned_windows(text: str) -> list[list[str]]:
+    """Dates written into a fact as "(7 May 2023)", "(June 2023)", "(2022)", "(week of 1 May 2023)"."""
+    out = []
+    for m in _LABEL.finditer(text):
+        y, mon, d = int(m.group("y")), m.group("m"), m.group("d")
+        try:
+            if mon and d:
+                start = dt.datetime(y, _MONTHS.index(mon) + 1, int(d), tzinfo=dt.UTC)
+                days = {"week": 7, "weekend": 2}.get(m.group("wk") or "", 1)
+                end = start + dt.timedelta(days=days)
+            elif mon:
+                start = dt.datetime(y, _MONTHS.index(mon) + 1, 1, tzinfo=dt.UTC)
+                end = dt.datetime(y + (start.month == 12), start.month % 12 + 1, 1, tzinfo=dt.UTC)
+            else:
+                start = dt.datetime(y, 1, 1, tzinfo=dt.UTC)
+                end = dt.datetime(y + 1, 1, 1, tzinfo=dt.UTC)
+        except ValueError:
+            continue
+        out.append([iso(start), iso(end)])
+    return out
+
+
+@dataclass
+class TopicRow:
+    """The topic fields ranking needs, so recall never re-reads topic files."""
+
+    path: str
+    topic_id: str
+    name: str
+    slug: str
+    one_liner: str
+    aliases: list[str]
+    first_seen: str
+    last_seen: str
+    utility: float
+    touch_count: int
+    evergreen: bool
+    related: list[dict]
+    skills: list[str]
+    constraints: int
+    item_windows: list[list[str]]
+
+    def row(self) -> tuple:
+        d = asdict(self)
+        for key in ("aliases", "related", "skills", "item_windows"):
+            d[key] = json.dumps(d[key])
+        d["evergreen"] = int(d["evergreen"])
+        return tuple(d[k] for k in TOPIC_FIELDS)
+
+    @cached_property
+    def last_seen_at(self) -> dt.datetime | None:
+        return parse_time(self.last_seen)
+
+
+TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "first_seen", "last_seen", "utility",
+                "touch_count", "evergreen", "related", "skills", "constraints", "item_windows")
+
+
+def topic_from_row(row: tuple) -> TopicRow:
+    d = dict(zip(TOPIC_FIELDS, row, strict=True))
+    for key in ("aliases", "related", "skills", "item_windows"):
+        d[key] = json.loads(d[key])
+    d["evergreen"] = bool(d["evergreen"])
+    return TopicRow(**d)
+
+
+@dataclass
+class EventRow:
+    path: str
+    topic_id: str
+    topic_path: str
+    at: str
+    summary: str
+    turns: str
+    conversation: str
+
+
+@dataclass
+class FileDocs:
+    """Everything one file contributes to the index."""
+
+    path: str
+    docs: list[Doc] = field(default_factory=list)
+    topic: TopicRow | None = None
+    event: EventRow | None = None
+
+
+def topic_docs(topic: Topic) -> FileDocs:
+    rel = topic.rel
+    names = " ".join([topic.name, *topic.aliases])
+    last = iso(topic.last_seen) if topic.last_seen else ""
+    out = FileDocs(rel)
+    head = " — ".join(p for p in (topic.name, topic.one_liner) if p)
+    out.docs.append(Doc(f"{rel}#topic", "topic", rel, rel, head, names, last, 0))
+    constraints = 0
+    windows: set[tuple[str, str]] = set()
+    for item in topic.items():
+        when = item.when
+        date = iso(when) if when else ""
+        if CONSTRAINT.search(item.text):
+            constraints += 1
+        doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
+                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text))
+        windows |= {(iso(a), iso(b)) for a, b in doc.windows()}
+        out.docs.append(doc)
+    out.topic = TopicRow(
+        path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
+        aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
+        utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen, related=topic.related,
+        skills=topic.skills, constraints=constraints, item_windows=[list(w) for w in sorted(windows)],
+    )
+    return out
+
+
+def event_docs(rel: str, text: str) -> FileDocs:
+    """An events/ file: frontmatter (topic_id, topic, at, turns, conversation) and a summary body."""
+    import frontmatter
+
+    post = frontmatter.loads(text)
+    at = parse_time(post.get("at"))
+    if not at or not post.get("topic_id"):
+        raise ValueError("event file needs `topic_id` and `at` in its frontmatter")
+    summary = " ".join(line.strip().lstrip("-* ").strip() for line in post.content.splitlines() if line.strip())
+    row = EventRow(rel, str(post.get("topic_id")), str(post.get("topic") or ""), iso(at), summary[:2000],
+                   str(post.get("turns") or ""), str(post.get("conversation") or ""))
+    return FileDocs(rel, event=row)
+
+
+def skill_docs(rel: str, text: str) -> FileDocs:
+    """A skill manifest: searchable by name, description and tags."""
+    data: Any = json.loads(text)
+    if not isinstance(data, dict) or not data.get("skill_id"):
+        raise ValueError("skill manifest needs a `skill_id`")
+    body = " — ".join(str(data.get(k) or "") for k in ("name", "description") if data.get(k))
+    tags = " ".join(str(t) for t in data.get("tags") or [])
+    return FileDocs(rel, docs=[Doc(f"{rel}#skill", "skill", rel, rel, body, f"{data['skill_id']} {tags}", "", 0,
+                                   [{"skill_id": data["skill_id"]}])])
+
+
+def kind_of(rel: str) -> str | None:
+    """Which vault paths the index reads, and as what."""
+    parts = Path(rel).parts
+    if len(parts) == 2 and parts[0] == "topics" and rel.endswith(".md") and not parts[1].startswith("."):
+        return "topic"
+    if len(parts) == 5 and parts[0] == "events" and rel.endswith(".md"):
+        return "event"
+    if len(parts) == 3 and parts[0] == "skills" and parts[2] == "manifest.json":
+        return "skill"
+    return None

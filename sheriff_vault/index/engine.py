@@ -1,0 +1,554 @@
+"""The search index in .vault/index: Tantivy BM25 plus embeddings, a cache of the vault's files.
+
+The only module that imports tantivy. Files are the truth: every update compares the files on
+disk with the (size, mtime, sha1) recorded for them and re-reads only what changed; a missing or
+corrupt index is rebuilt from the files. One writer at a time holds .vault/index.lock.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sheriff_vault import faults
+from sheriff_vault.errors import VaultError
+from sheriff_vault.index.docs import (
+    DOC_COLUMNS,
+    TOPIC_FIELDS,
+    Doc,
+    EventRow,
+    FileDocs,
+    TopicRow,
+    doc_from_row,
+    event_docs,
+    kind_of,
+    searchable,
+    skill_docs,
+    topic_docs,
+    topic_from_row,
+)
+from sheriff_vault.index.embed import Embedder, EmbeddingUnavailable
+from sheriff_vault.index.snapshot import Snapshot, Tail, Update, by_id, patched, share_strings, spare_rows
+from sheriff_vault.index.vectors import VectorCache
+from sheriff_vault.store import gitlog
+from sheriff_vault.store.locks import FileLock
+from sheriff_vault.store.topics import Topic
+from sheriff_vault.text import STOPWORDS
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+SCHEMA_VERSION = 7
+MAX_FILE_BYTES = 2 * 1024 * 1024
+_WORD = re.compile(r"\w+", re.UNICODE)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class UpdateStats:
+    scanned: int = 0
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    embedded: int = 0
+    warnings: list[str] = field(default_factory=list)
+    rebuilt: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"scanned": self.scanned, "changed": self.changed, "removed": self.removed, "embedded": self.embedded,
+                "warnings": self.warnings, "rebuilt": self.rebuilt, "seconds": round(self.seconds, 3)}
+
+
+def _schema() -> Any:
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("doc_id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("path", tokenizer_name="raw")
+    sb.add_text_field("kind", tokenizer_name="raw")
+    sb.add_text_field("text", tokenizer_name="en_stem")
+    sb.add_text_field("topic", tokenizer_name="en_stem")
+    sb.add_date_field("day", fast=True, indexed=True)
+    return sb.build()
+
+
+def embed_text(doc: Doc, topic: TopicRow | None) -> str:
+    """What gets a vector: a topic's one-liner (its canonical key), an item's own words."""
+    if doc.kind == "topic" and topic is not None:
+        return searchable(topic.one_liner or topic.name)
+    return searchable(doc.text)
+
+
+def query_terms(text: str) -> str:
+    """User text as plain lowercase content words, so Tantivy's query syntax never trips on it and
+    words like "the" or "we" never outweigh the words that carry the question."""
+    words = [w.lower() for w in _WORD.findall(text)[:256]]
+    content = [w for w in words if w not in STOPWORDS]
+    return " ".join(content or words)
+
+
+class Index:
+    def __init__(self, vault: Vault, embedder: Embedder | None = None, *, log: Callable[[str], None] | None = None,
+                 embeddings: Path | None = None) -> None:
+        self.vault = vault
+        self.folder = vault.cache / "index"
+        self.embeddings_dir = embeddings or vault.cache / "embeddings"
+        self.cfg = vault.config
+        self.embedder = embedder if embedder is not None else (
+            Embedder.from_settings(self.cfg.embedding) if self.cfg.embedding.enabled else None)
+        self.log = log or (lambda msg: None)
+        self._tindex: Any = None
+        self._db: sqlite3.Connection | None = None
+        self._vectors: VectorCache | None = None
+        self._snapshot: Snapshot | None = None
+        self._tail: Tail | None = None  # the matrix buffer and how many rows are written into it
+        self._strings: dict[str, str] = {}  # one copy of each path, kind, date and name string in memory
+        self.embedding_warning: str | None = None
+
+    # -- opening --------------------------------------------------------------------------------
+    def lock(self, timeout: float = 120.0) -> FileLock:
+        return FileLock(self.vault.cache / "index.lock", what="search index", timeout=timeout)
+
+    def _open_parts(self) -> sqlite3.Connection:
+        import tantivy
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.folder / "state.db", timeout=30, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(f"""
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha1 TEXT,
+                error TEXT);
+            CREATE TABLE IF NOT EXISTS docs (doc_id TEXT PRIMARY KEY, kind TEXT, path TEXT, topic_path TEXT, text TEXT,
+                topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, vec TEXT);
+            CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+            CREATE TABLE IF NOT EXISTS topics ({", ".join(TOPIC_FIELDS)}, PRIMARY KEY (path));
+            CREATE TABLE IF NOT EXISTS events (path TEXT PRIMARY KEY, topic_id TEXT, topic_path TEXT, at TEXT,
+                summary TEXT, turns TEXT, conversation TEXT);
+        """)
+        version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if version is None:
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?), ('generation', '0')", (str(SCHEMA_VERSION),))
+            db.commit()
+        elif int(version[0]) != SCHEMA_VERSION:
+            db.close()
+            raise _Corrupt(f"index schema {version[0]} is not {SCHEMA_VERSION}")
+        self._db = db
+        (self.folder / "tantivy").mkdir(exist_ok=True)
+        self._tindex = tantivy.Index(_schema(), path=str(self.folder / "tantivy"), reuse=True)
+        return db
+
+    def open(self) -> Index:
+        """Open the index, rebuilding it (with a one-line warning) if it is missing or unreadable."""
+        if self._db is not None:
+            return self
+        has_db = (self.folder / "state.db").exists()
+        has_tantivy = (self.folder / "tantivy" / "meta.json").exists()
+        try:
+            if has_db != has_tantivy:
+                raise _Corrupt("half of it is missing")
+            db = self._open_parts()
+            if has_db:
+                db.execute("SELECT count(*) FROM docs").fetchone()
+        except (_Corrupt, sqlite3.DatabaseError, ValueError, OSError) as exc:
+            self.close()
+            self.log(f"warning: the search index was unreadable ({exc}); rebuilding it from the files")
+            with self.lock():
+                shutil.rmtree(self.folder, ignore_errors=True)
+            self._open_parts()
+        return self
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        if self._vectors is not None:
+            self._vectors.close()
+        self._db, self._tindex, self._vectors, self._snapshot, self._tail = None, None, None, None, None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        self.open()
+        assert self._db is not None
+        return self._db
+
+    def meta(self, key: str, default: str = "") -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    @property
+    def generation(self) -> int:
+        return int(self.meta("generation", "0"))
+
+    def vectors(self) -> VectorCache | None:
+        """The embedding cache, or None when embeddings are off or the model will not load."""
+        if self.embedder is None:
+            return None
+        if self._vectors is None:
+            try:
+                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id) or self.embedder.dim
+            except EmbeddingUnavailable as exc:
+                if self.embedding_warning is None:
+                    self.embedding_warning = str(exc)
+                    self.log(f"warning: {exc}")
+                return None
+            self._vectors = VectorCache(self.embeddings_dir, self.embedder.model_id, dim)
+        return self._vectors
+
+    # -- updating -------------------------------------------------------------------------------
+    def _scan(self) -> dict[str, os.stat_result]:
+        found: dict[str, os.stat_result] = {}
+        root = self.vault.root
+        for folder, pattern in (("topics", "*.md"), ("events", "*/*/*/*.md"), ("skills", "*/manifest.json")):
+            base = root / folder
+            if base.is_dir():
+                for path in base.glob(pattern):
+                    rel = path.relative_to(root).as_posix()
+                    if kind_of(rel):
+                        try:
+                            found[rel] = path.stat()
+                        except FileNotFoundError:
+                            continue
+        return found
+
+    def stale_paths(self) -> tuple[dict[str, os.stat_result], list[str], list[str]]:
+        """Files whose size or mtime differ from what the index recorded, and files it has that are gone."""
+        on_disk = self._scan()
+        known = {p: (s, m) for p, s, m in self.db.execute("SELECT path, size, mtime_ns FROM files")}
+        changed = [p for p, st in on_disk.items() if known.get(p) != (st.st_size, st.st_mtime_ns)]
+        removed = [p for p in known if p not in on_disk]
+        return on_disk, changed, removed
+
+    def _stale_among(self, wanted: Iterable[str]) -> tuple[dict[str, os.stat_result], list[str], list[str]]:
+        """stale_paths() for just these vault-relative paths: no walk over every file, which costs
+        more than indexing one saved file once the vault holds thousands of topics."""
+        on_disk: dict[str, os.stat_result] = {}
+        known: dict[str, tuple[int, int]] = {}
+        for rel in wanted:
+            if kind_of(rel):
+                try:
+                    on_disk[rel] = (self.vault.root / rel).stat()
+                except (FileNotFoundError, NotADirectoryError):
+                    pass
+            row = self.db.execute("SELECT size, mtime_ns FROM files WHERE path=?", (rel,)).fetchone()
+            if row is not None:
+                known[rel] = (row[0], row[1])
+        changed = sorted(p for p, st in on_disk.items() if known.get(p) != (st.st_size, st.st_mtime_ns))
+        removed = sorted(p for p in known if p not in on_disk)
+        return on_disk, changed, removed
+
+    def is_fresh(self) -> bool:
+        _, changed, removed = self.stale_paths()
+        return not changed and not removed and not self.meta("pending") and not self._missing_vectors()
+
+    def _missing_vectors(self) -> bool:
+        return self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
+
+    def refresh(self, paths: Iterable[str] | None = None, *, progress: Progress | None = None,
+                lock_timeout: float = 120.0) -> UpdateStats:
+        """Bring the index up to date with the files (all of them, or just `paths`)."""
+        start = time.monotonic()
+        stats = UpdateStats()
+        with self.lock(lock_timeout):
+            pending = json.loads(self.meta("pending") or "[]")
+            if paths is not None:
+                wanted = {self._norm(p) for p in paths} | set(pending)
+                on_disk, changed, removed = self._stale_among(wanted)
+            else:
+                on_disk, changed, removed = self.stale_paths()
+            stats.scanned = len(on_disk)
+            if paths is None:
+                changed = sorted(set(changed) | {p for p in pending if p in on_disk})
+                removed = sorted(set(removed) | {p for p in pending if p not in on_disk})
+            if changed or removed or self._missing_vectors():
+                self._apply(changed, removed, on_disk, stats, progress)
+        stats.seconds = time.monotonic() - start
+        return stats
+
+    def rebuild(self, *, progress: Progress | None = None) -> UpdateStats:
+        with self.lock():
+            self.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.open()
+        stats = self.refresh(progress=progress)
+        stats.rebuilt = "requested"
+        return stats
+
+    def _norm(self, path: str) -> str:
+        p = Path(path)
+        if p.is_absolute():
+            try:
+                return p.resolve().relative_to(self.vault.root).as_posix()
+            except ValueError:
+                return p.as_posix()
+        return p.as_posix()
+
+    def _read(self, rel: str, st: os.stat_result) -> tuple[str | None, str | None, FileDocs | None]:
+        """(sha1, error, docs) for one file; a bad file yields an error and no docs, never an exception."""
+        path = self.vault.root / rel
+        if st.st_size > MAX_FILE_BYTES:
+            return f"size:{st.st_size}", f"{rel}: skipped, {st.st_size // 1024} KB is over the 2 MB limit", None
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            return None, f"{rel}: skipped, cannot read ({exc.strerror})", None
+        sha = hashlib.sha1(raw).hexdigest()
+        kind = kind_of(rel)
+        try:
+            text = raw.decode("utf-8")
+            if kind == "topic":
+                return sha, None, topic_docs(Topic.parse(text, path, rel))
+            if kind == "event":
+                return sha, None, event_docs(rel, text)
+            return sha, None, skill_docs(rel, text)
+        except UnicodeDecodeError:
+            return sha, f"{rel}: skipped, not valid UTF-8", None
+        except VaultError as exc:
+            return sha, f"skipped {exc}", None
+        except Exception as exc:  # a malformed event or manifest must not stop the others
+            return sha, f"{rel}: skipped, {type(exc).__name__}: {exc}", None
+
+    def _apply(self, changed: list[str], removed: list[str], on_disk: dict[str, os.stat_result], stats: UpdateStats,
+               progress: Progress | None) -> None:
+        """Re-read `changed`, drop `removed`: Tantivy first, then the database in one transaction,
+        then the snapshot in memory. `pending` in meta names the paths until it is all done, so a
+        crash in between is redone by the next refresh."""
+        db = self.db
+        base = self._snapshot
+        if base is not None and (base.generation != self.generation or self.meta("vectors_missing") == "1"):
+            base = None  # another writer got here first, or old documents are about to get vectors
+        pending = json.dumps(sorted(set(changed) | set(removed)))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', ?)", (pending,))
+        db.commit()
+        read = self._read_all(changed, on_disk, progress)
+        known_sha = dict(db.execute("SELECT path, sha1 FROM files"))
+        content_changed = [p for p in changed if read[p][0] is None or read[p][0] != known_sha.get(p)]
+        stats.warnings += [problem for rel in changed if (problem := read[rel][1])]
+        stats.changed, stats.removed = content_changed, removed
+        parsed = [file_docs for p in content_changed if (file_docs := read[p][2]) is not None]
+        new_docs = [d for f in parsed for d in f.docs]
+        topics_by_path = {f.path: f.topic for f in parsed if f.topic}
+        events = [f.event for f in parsed if f.event]
+        vec_hash = self._embed(new_docs, topics_by_path, stats, progress)
+        touched = content_changed + removed
+        if touched:
+            self._write_tantivy(touched, new_docs)
+        gone = [d for rel in touched for (d,) in db.execute("SELECT doc_id FROM docs WHERE path=?", (rel,))] \
+            if base is not None else []
+        events_changed = base is not None and (
+            bool(events) or any(db.execute("SELECT 1 FROM events WHERE path=?", (rel,)).fetchone() for rel in touched))
+        self._write_db(touched, removed, new_docs, vec_hash, topics_by_path, events,
+                       [(p, on_disk[p].st_size, on_disk[p].st_mtime_ns, read[p][0], read[p][1]) for p in changed])
+        if base is not None:
+            # Patch the snapshot in memory rather than let the next read load every document again.
+            self._snapshot = None
+            try:
+                self._snapshot = self._patched(base, base.generation + 1, gone, new_docs, topics_by_path, touched,
+                                               events_changed, vec_hash)
+            except Exception as exc:  # a cache: the next snapshot() loads it all from the database
+                self.log(f"warning: could not update the index snapshot in memory ({type(exc).__name__}: {exc})")
+        faults.point("index:applied")
+
+    def _read_all(self, changed: list[str], on_disk: dict[str, os.stat_result],
+                  progress: Progress | None) -> dict[str, tuple[str | None, str | None, FileDocs | None]]:
+        read = {}
+        total = len(changed)
+        for i, rel in enumerate(changed):
+            read[rel] = self._read(rel, on_disk[rel])
+            if progress and (i % 200 == 0 or i == total - 1):
+                progress("read", i + 1, total)
+        return read
+
+    def _write_tantivy(self, touched: list[str], new_docs: list[Doc]) -> None:
+        """Delete every document of the touched files and add their new ones, in one commit."""
+        import tantivy
+
+        writer = self._tindex.writer(heap_size=64_000_000, num_threads=1)
+        for rel in touched:
+            writer.delete_documents_by_term("path", rel)
+        for doc in new_docs:
+            fields: dict[str, Any] = {"doc_id": doc.doc_id, "path": doc.path, "kind": doc.kind,
+                                      "text": searchable(doc.text), "topic": doc.topic_text}
+            when = doc.when
+            if when:
+                fields["day"] = when
+            writer.add_document(tantivy.Document(**fields))
+        writer.commit()
+        writer.wait_merging_threads()
+        faults.point("index:tantivy-committed")
+        self._tindex.reload()
+
+    def _write_db(self, touched: list[str], removed: list[str], new_docs: list[Doc], vec_hash: dict[str, str],
+                  topics: dict[str, TopicRow], events: list[EventRow], files: list[tuple]) -> None:
+        """The database side of one update, in one transaction that also clears `pending` and moves
+        the generation on (readers reload their snapshot when it moves)."""
+        db = self.db
+        with db:
+            for rel in touched:
+                db.execute("DELETE FROM docs WHERE path=?", (rel,))
+                db.execute("DELETE FROM topics WHERE path=?", (rel,))
+                db.execute("DELETE FROM events WHERE path=?", (rel,))
+            for rel in removed:
+                db.execute("DELETE FROM files WHERE path=?", (rel,))
+            db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                           [(*d.row(), vec_hash.get(d.doc_id)) for d in new_docs])
+            db.executemany(f"INSERT OR REPLACE INTO topics VALUES ({','.join('?' * len(TOPIC_FIELDS))})",
+                           [t.row() for t in topics.values()])
+            db.executemany("INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?)",
+                           [tuple(r.__dict__.values()) for r in events])
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?)", files)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('pending', '')")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (gitlog.head(self.vault.root) or "",))
+            db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+
+    def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
+               progress: Progress | None) -> dict[str, str]:
+        """Content hashes of each doc's vector, embedding only texts the cache has not seen."""
+        cache = self.vectors()
+        db = self.db
+        if cache is None or self.embedder is None:
+            if self.embedder is not None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
+            return {}
+        backlog: list[tuple[str, str]] = []
+        if self.meta("vectors_missing") == "1":
+            rows = db.execute("SELECT d.doc_id, d.kind, d.text, t.one_liner, t.name FROM docs d "
+                              "LEFT JOIN topics t ON t.path = d.topic_path WHERE d.vec IS NULL").fetchall()
+            for doc_id, kind, text, one_liner, name in rows:
+                body = (one_liner or name or text) if kind == "topic" else text
+                backlog.append((doc_id, searchable(body)))
+        texts = {d.doc_id: embed_text(d, topics.get(d.topic_path)) for d in new_docs}
+        texts.update(dict(backlog))
+        keys = {doc_id: self.embedder.key(t) for doc_id, t in texts.items()}
+        todo = [(keys[i], texts[i]) for i in texts]
+        total = len(todo)
+        done = [0]
+
+        def tick(n: int) -> None:
+            done[0] += n
+            if progress:
+                progress("embed", done[0], total)
+
+        before = len(cache.lookup([k for k, _ in todo]))
+        cache.ensure(todo, self.embedder.encode, progress=tick)
+        stats.embedded = len(set(k for k, _ in todo)) - before
+        if backlog:
+            db.executemany("UPDATE docs SET vec=? WHERE doc_id=?", [(keys[i], i) for i, _ in backlog])
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '0')")
+        return keys
+
+    # -- reading --------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The current generation in memory; reloaded only when a writer has committed since."""
+        gen = self.generation
+        if self._snapshot is not None and self._snapshot.generation == gen:
+            return self._snapshot
+        db = self.db
+        docs, hashes = {}, {}
+        self._strings = {}
+        for row in db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"):
+            doc = share_strings(doc_from_row(row[:-1]), self._strings)
+            docs[doc.doc_id] = doc
+            if row[-1]:
+                hashes[doc.doc_id] = row[-1]
+        topics = {r[0]: topic_from_row(r) for r in db.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics")}
+        events = [EventRow(*r) for r in db.execute("SELECT * FROM events ORDER BY at")]
+        vec_ids: list[str | None] = []
+        matrix = np.zeros((0, 1), dtype=np.float32)
+        cache = self.vectors() if hashes else None
+        if cache is not None:
+            rows = cache.lookup(list(hashes.values()))
+            vec_ids = [d for d, h in hashes.items() if h in rows]
+            if vec_ids:
+                buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
+                matrix = cache.matrix(np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64),
+                                      out=buffer[: len(vec_ids)])
+                self._tail = Tail(buffer, len(vec_ids))
+        self._tindex.reload()
+        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), self.meta("head") or None)
+        return self._snapshot
+
+    def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
+                 topics: dict[str, TopicRow], touched: list[str], events_changed: bool,
+                 vec_hash: dict[str, str]) -> Snapshot:
+        """`base` with one update applied, without re-reading every document (see snapshot.patched)."""
+        events = [EventRow(*r) for r in self.db.execute("SELECT * FROM events ORDER BY at")] if events_changed else None
+        cache = self.vectors()
+        wanted = [(d.doc_id, vec_hash[d.doc_id]) for d in new_docs if d.doc_id in vec_hash]
+        found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
+        added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
+        fresh = cache.matrix(np.array([r for _, r in added], dtype=np.int64)) if cache is not None and added else None
+        snap, self._tail = patched(base, Update(generation, gone, new_docs, topics, set(touched), events,
+                                                [doc_id for doc_id, _ in added], fresh),
+                                   self._tail, self._strings, self.meta("head") or None)
+        return snap
+
+    def bm25(self, text: str, limit: int = 200, since: dt.datetime | None = None,
+             until: dt.datetime | None = None) -> list[tuple[str, float]]:
+        """Top documents by BM25 over item text (and, at lower weight, topic names and aliases)."""
+        import tantivy
+
+        terms = query_terms(text)
+        if not terms:
+            return []
+        self.open()
+        query = self._tindex.parse_query(terms, ["text"])
+        if since or until:
+            window = tantivy.Query.range_query(self._tindex.schema, "day", tantivy.FieldType.Date, since, until,
+                                               include_upper=until is None)
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, window)])
+        searcher = self._tindex.searcher()
+        hits = searcher.search(query, limit).hits
+        return [(searcher.doc(addr)["doc_id"][0], float(score)) for score, addr in hits]
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        if self.embedder is None or not text.strip():
+            return None
+        try:
+            return self.embedder.encode([text[:2000]])[0]
+        except EmbeddingUnavailable as exc:
+            if self.embedding_warning is None:
+                self.embedding_warning = str(exc)
+                self.log(f"warning: {exc}")
+            return None
+
+    def dense(self, qvec: np.ndarray | None, limit: int = 200) -> list[tuple[str, float]]:
+        """Top documents by cosine similarity (brute force over the normalised matrix)."""
+        snap = self.snapshot()
+        if qvec is None or not snap.vec_ids:
+            return []
+        scores = snap.matrix @ qvec
+        if len(snap.dead):
+            scores[snap.dead] = -np.inf
+        k = min(limit, snap.vectors)
+        if k <= 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k]
+        # Ties at the cut and in the order go to the lower row, so the answer does not depend on
+        # how the matrix is laid out (a patched snapshot and a fresh load give the same list).
+        kth = scores[top].min()
+        above = np.flatnonzero(scores > kth)
+        top = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(snap.vec_ids[i], float(scores[i])) for i in top]
+
+    def status(self) -> dict:
+        snap = self.snapshot()
+        return {"generation": snap.generation, "head": snap.head, "topics": len(snap.topics),
+                "documents": len(snap.docs), "vectors": snap.vectors, "events": len(snap.events),
+                "model": self.embedder.model_id if self.embedder else None, "fresh": self.is_fresh()}
+
+
+class _Corrupt(Exception):
+    pass

@@ -1,0 +1,277 @@
+"""One generation of the index in memory: documents, topics, events and the vector matrix that
+recall reads, and how a small update patches it without loading everything again."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from sheriff_vault.index.docs import Doc, EventRow, TopicRow, speaker_of
+from sheriff_vault.text import norm
+
+
+@dataclass
+class Snapshot:
+    """An immutable in-memory view of one index generation; recall reads only this.
+
+    Row i of `matrix` is the vector of document `vec_ids[i]`. A snapshot patched after a small
+    update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
+    None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
+    order a full load from the database gives, so both rank ties the same way.
+    """
+
+    generation: int
+    docs: dict[str, Doc]
+    topics: dict[str, TopicRow]
+    events: list[EventRow]
+    vec_ids: list[str | None]
+    matrix: np.ndarray
+    by_id: dict[str, str]
+    head: str | None
+    row_of: dict[str, int] = field(default_factory=dict)
+    speakers: set[str] = field(default_factory=set)
+    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    speaker_count: dict[str, int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.row_of:
+            self.row_of = {d: i for i, d in enumerate(self.vec_ids) if d is not None}
+        if self.speaker_count is None:
+            count: dict[str, int] = {}
+            for d in self.docs.values():
+                if s := speaker_of(d.text):
+                    count[s.lower()] = count.get(s.lower(), 0) + 1
+            self.speaker_count = count
+        self.speakers = set(self.speaker_count)
+
+    @property
+    def vectors(self) -> int:
+        return len(self.vec_ids) - len(self.dead)
+
+    def topic_by_ref(self, ref: str) -> TopicRow | None:
+        path = self.by_id.get(ref)
+        return self.topics.get(path) if path else None
+
+    # Lookups recall needs on every query, built once per snapshot (a patched one builds its own),
+    # so a query's cost does not grow with every document and topic in the vault.
+    @cached_property
+    def docs_of_topic(self) -> dict[str, list[Doc]]:
+        out: dict[str, list[Doc]] = {}
+        for doc in self.docs.values():
+            out.setdefault(doc.topic_path, []).append(doc)
+        return out
+
+    @cached_property
+    def names_of_topic(self) -> dict[str, list[str]]:
+        """Topic path -> its name and aliases, normalised (text.norm)."""
+        return {path: [norm(n) for n in (t.name, *t.aliases)] for path, t in self.topics.items()}
+
+    @cached_property
+    def names(self) -> dict[str, set[str]]:
+        """Normalised topic name or alias (3+ characters) -> the paths of the topics it names."""
+        out: dict[str, set[str]] = {}
+        for path, names in self.names_of_topic.items():
+            for n in names:
+                if len(n) >= 3:
+                    out.setdefault(n, set()).add(path)
+        return out
+
+    @cached_property
+    def longest_name(self) -> int:
+        return max((n.count(" ") + 1 for n in self.names), default=0)
+
+    @cached_property
+    def events_of_topic(self) -> dict[str, list[EventRow]]:
+        out: dict[str, list[EventRow]] = {}
+        for event in self.events:
+            out.setdefault(event.topic_path, []).append(event)
+        return out
+
+    @cached_property
+    def times(self) -> TimeTable:
+        return TimeTable.of(self)
+
+
+@dataclass
+class TimeTable:
+    """Every topic's times as arrays of epoch seconds (last seen, its dated items' windows, its
+    events), so "which topics fall in this window" is a few vector comparisons per query."""
+
+    paths: list[str]
+    last_seen: np.ndarray
+    item_topic: np.ndarray
+    item_start: np.ndarray
+    item_end: np.ndarray
+    event_topic: np.ndarray
+    event_at: np.ndarray
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> TimeTable:
+        from sheriff_vault.timewin import parse_instant
+
+        def epoch(text: str) -> float:
+            try:
+                return parse_instant(text).timestamp()
+            except Exception:
+                return np.nan
+
+        paths = sorted(snap.topics)
+        index = {p: i for i, p in enumerate(paths)}
+        last = [t.last_seen_at.timestamp() if t.last_seen_at else np.nan for t in (snap.topics[p] for p in paths)]
+        items = [(i, epoch(a), epoch(b)) for i, p in enumerate(paths) for a, b in snap.topics[p].item_windows]
+        events = [(index[e.topic_path], epoch(e.at)) for e in snap.events if e.topic_path in index]
+        items_arr = np.array(items, dtype=np.float64).reshape(-1, 3)
+        events_arr = np.array(events, dtype=np.float64).reshape(-1, 2)
+        return cls(paths, np.array(last, dtype=np.float64), items_arr[:, 0].astype(np.int64), items_arr[:, 1],
+                   items_arr[:, 2], events_arr[:, 0].astype(np.int64), events_arr[:, 1])
+
+    def topics_in(self, start: dt.datetime | None, end: dt.datetime | None) -> set[str]:
+        """Topics last seen in [start, end), with a dated item overlapping it, or an event in it."""
+        s = start.timestamp() if start else -np.inf
+        e = end.timestamp() if end else np.inf
+        hit = np.zeros(len(self.paths), dtype=bool)
+        with np.errstate(invalid="ignore"):
+            hit |= (self.last_seen >= s) & (self.last_seen < e)
+            hit[self.item_topic[(self.item_start < e) & (self.item_end > s)]] = True
+            hit[self.event_topic[(self.event_at >= s) & (self.event_at < e)]] = True
+        return {self.paths[i] for i in np.flatnonzero(hit)}
+
+
+def by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
+    by_id: dict[str, str] = {}
+    for path, t in sorted(topics.items()):
+        by_id.setdefault(t.topic_id, path)
+        by_id.setdefault(t.slug, path)
+    return by_id
+
+
+def share_strings(doc: Doc, strings: dict[str, str]) -> Doc:
+    """The doc with its often-repeated strings (its file, kind, date, topic names) replaced by one
+    shared copy: a topic's docs repeat them, and at 10k topics the copies cost tens of MB of a
+    daemon's memory."""
+    one = strings.setdefault
+    doc.kind, doc.path, doc.date = one(doc.kind, doc.kind), one(doc.path, doc.path), one(doc.date, doc.date)
+    doc.topic_path, doc.topic_text = one(doc.topic_path, doc.topic_path), one(doc.topic_text, doc.topic_text)
+    # Kept as JSON text, as a load from the database gives (see Doc); mentions are mostly "[]".
+    if not isinstance(doc.cites, str):
+        doc.cites = json.dumps(doc.cites)
+    mentions = doc.mentions if isinstance(doc.mentions, str) else json.dumps(doc.mentions)
+    doc.mentions = one(mentions, mentions)
+    return doc
+
+
+def spare_rows(rows: int) -> int:
+    """Room for rows appended by later small updates (untouched pages of np.empty cost no memory)."""
+    return rows + max(1024, rows // 8)
+
+
+@dataclass
+class Tail:
+    """The buffer a snapshot's matrix is a view of, and how many of its rows are written: the rows
+    after them are spare room for later small updates."""
+
+    buffer: np.ndarray
+    used: int
+
+
+@dataclass
+class Update:
+    """One applied index update: the ids of the touched files' old documents (`gone`), their new
+    documents, the topics they define, the touched paths, the new events list (None: unchanged),
+    and vectors for new documents (`vector_ids[i]` is row i of `vectors`)."""
+
+    generation: int
+    gone: list[str]
+    new_docs: list[Doc]
+    topics: dict[str, TopicRow]
+    touched: set[str]
+    events: list[EventRow] | None
+    vector_ids: list[str]
+    vectors: np.ndarray | None
+
+
+def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str, str],
+            head: str | None) -> tuple[Snapshot, Tail | None]:
+    """`base` with `update` applied: what a full load would give, without re-reading every
+    document. Returns the new snapshot and the buffer its matrix lives in."""
+    docs, speaker_count, dead_rows = _patch_docs(base, update, strings)
+    topics = {p: t for p, t in base.topics.items() if p not in update.touched}
+    topics.update(update.topics)
+    events = base.events if update.events is None else update.events
+    vec_ids, matrix, dead, row_of, tail = _patch_rows(base, update, dead_rows, tail)
+    return Snapshot(update.generation, docs, topics, events, vec_ids, matrix, by_id(topics), head,
+                    row_of=row_of, dead=dead, speaker_count=speaker_count), tail
+
+
+def _patch_docs(base: Snapshot, update: Update,
+                strings: dict[str, str]) -> tuple[dict[str, Doc], dict[str, int], list[int]]:
+    """Documents and speaker counts after the update, and the matrix rows of documents now gone."""
+    docs = dict(base.docs)
+    speaker_count = dict(base.speaker_count or {})
+    dead_rows = []
+    for doc_id in update.gone:
+        doc = docs.pop(doc_id, None)
+        if doc is not None and (who := speaker_of(doc.text)):
+            who = who.lower()
+            speaker_count[who] -= 1
+            if not speaker_count[who]:
+                del speaker_count[who]
+        if (row := base.row_of.get(doc_id)) is not None:
+            dead_rows.append(row)
+    for doc in update.new_docs:
+        docs[doc.doc_id] = share_strings(doc, strings)
+        if who := speaker_of(doc.text):
+            speaker_count[who.lower()] = speaker_count.get(who.lower(), 0) + 1
+    return docs, speaker_count, dead_rows
+
+
+def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail | None
+                ) -> tuple[list[str | None], np.ndarray, np.ndarray, dict[str, int], Tail | None]:
+    """Vectors of new documents go into the spare rows after the base's matrix (the base only ever
+    sees its own rows); rows of gone documents are marked dead. When there is no spare room or a
+    quarter of the rows are dead, the live rows are copied into a new buffer."""
+    vec_ids: list[str | None] = list(base.vec_ids)
+    for row in dead_rows:
+        vec_ids[row] = None
+    dead = np.union1d(base.dead, np.array(dead_rows, dtype=np.int64)).astype(np.int64)
+    matrix = base.matrix
+    compacted = False
+    fresh, added = update.vectors, update.vector_ids
+    if fresh is not None and added:
+        used = matrix.shape[0]
+        buffer = matrix.base if isinstance(matrix.base, np.ndarray) else None
+        roomy = (buffer is not None and tail is not None and tail.buffer is buffer and tail.used == used
+                 and matrix.ctypes.data == buffer.ctypes.data
+                 and buffer.shape[1] == fresh.shape[1] == matrix.shape[1] and buffer.shape[0] >= used + len(added))
+        if roomy and buffer is not None and len(dead) * 4 <= used + len(added):
+            buffer[used : used + len(added)] = fresh
+            matrix = buffer[: used + len(added)]
+            tail = Tail(buffer, used + len(added))
+        else:
+            live = np.ones(used, dtype=bool)
+            live[dead] = False
+            keep = int(live.sum())
+            buffer = np.empty((spare_rows(keep + len(added)), fresh.shape[1]), dtype=np.float32)
+            if keep:
+                np.compress(live, matrix, axis=0, out=buffer[:keep])
+            buffer[keep : keep + len(added)] = fresh
+            matrix = buffer[: keep + len(added)]
+            tail = Tail(buffer, keep + len(added))
+            vec_ids = [d for d in vec_ids if d is not None]
+            dead = np.zeros(0, dtype=np.int64)
+            compacted = True
+        vec_ids += added
+    if compacted:
+        row_of = {d: i for i, d in enumerate(vec_ids) if d is not None}
+    else:
+        row_of = dict(base.row_of)
+        for doc_id in update.gone:
+            row_of.pop(doc_id, None)
+        for i in range(len(base.vec_ids), len(vec_ids)):
+            added_id = vec_ids[i]
+            if added_id is not None:
+                row_of[added_id] = i
+    return vec_ids, matrix, dead, row_of, tail

@@ -1,0 +1,433 @@
+"""Recall: the few topics and facts that matter for a message, ranked with a sense of time.
+
+score(topic) = relevance x (1 + utility_boost) x recency_boost x time_window_boost  (docs/recall.md)
+relevance    = best item match (normalised BM25 + cosine) + a little for a second match + alias hit
+Facts are then picked across the chosen topics by MMR, so what fits the budget is the most useful
+and least repetitive; the Markdown render spends the character budget exactly.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sheriff_vault import timewin
+from sheriff_vault.errors import VaultError
+from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
+from sheriff_vault.index.engine import Index, Snapshot
+from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
+from sheriff_vault.retrieval.result import FactHit, RecallResult, TopicHit
+from sheriff_vault.retrieval.triggers import Trigger, text_triggers
+from sheriff_vault.text import excerpt, norm
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+ITEM_KINDS = ("fact", "loop", "event")
+MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
+PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
+TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
+_DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
+_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
+
+
+def people_in(query: str, snap: Snapshot) -> set[str]:
+    """Speakers of remembered conversations that the query names (lowercase)."""
+    names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+\b", query)}
+    if not names:
+        return set()
+    speakers = snap.speakers
+    return {n for n in names if n in speakers}
+
+
+def without_people(text: str, people: set[str]) -> str:
+    """The query minus the speakers' names, which every line they said would otherwise match."""
+    if not people:
+        return text
+    out = re.sub(r"\b(" + "|".join(map(re.escape, people)) + r")(?:'s)?\b", " ", text, flags=re.I)
+    return " ".join(out.split()) or text
+
+
+_VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|the other day|a (?:few|couple)|several|a while)\b", re.I)
+
+
+def soft_window(window: timewin.Window) -> bool:
+    """"recently", "lately", "a few days ago": a preference for that time, not a filter."""
+    return bool(_VAGUE.search(window.phrase))
+
+
+def resolve_window(query: str, now: dt.datetime, tz: str, slept_at: dt.datetime | None, since: str | None,
+                   until: str | None) -> timewin.Window | None:
+    """--since/--until win over a phrase found in the message; both may be given. Memory looks
+    back, so an ambiguous "on Friday" or "in June" means the last one."""
+    if since or until:
+        start_w = timewin.resolve(since, now, tz, slept_at=slept_at, prefer="past") if since else None
+        end_w = timewin.resolve(until, now, tz, slept_at=slept_at, prefer="past") if until else None
+        start = start_w.start if start_w else None
+        end = end_w.end if end_w else None
+        if start and end and start >= end:
+            raise VaultError(f"--since {since!r} starts after --until {until!r} ends", hint="swap them")
+        phrase = " / ".join(p for p in (f"since {since}" if since else "", f"until {until}" if until else "") if p)
+        return timewin.Window(start, end, phrase, (0, 0), "range", True, tz)
+    return timewin.find(query, now, tz, slept_at=slept_at, prefer="past")
+
+
+def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
+           deep: bool = False, since: str | None = None, until: str | None = None, now: dt.datetime | None = None,
+           explain: bool = False, refresh: bool = True) -> RecallResult:
+    """Rank topics and facts for `query` (see module docstring). Catches the index up first."""
+    from sheriff_vault.store.packets import latest_slept_at
+
+    if not query or not query.strip():
+        raise VaultError("the query is empty", hint='say what to recall, e.g. vault recall "the party"')
+    query = query[:MAX_QUERY_CHARS]
+    cfg = vault.config.retrieval
+    tz = vault.config.timezone
+    now = now or timewin.utcnow()
+    own_index = index is None
+    index = index or Index(vault)
+    warnings: list[str] = []
+    if own_index:  # the CLI prints these once each, with its own "warning: "
+        index.log = lambda msg: warnings.append(msg.removeprefix("warning: "))
+    try:
+        index.open()
+        if refresh:
+            warnings += index.refresh().warnings
+        snap = index.snapshot()
+        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
+        search_text = _search_text(query, window, snap)
+        qvec = _query_vector(index, search_text, tail)
+        ranker = _Ranker(snap, cfg, now, window, qvec, query)
+        ranker.add_hits(*_search(index, search_text, qvec, window))
+        if index.embedding_warning and index.embedding_warning not in warnings:
+            warnings.append(index.embedding_warning)
+        ranker.add_aliases(query)
+        if window:
+            ranker.add_window_topics()
+        scored = ranker.score_topics()
+        triggers = _triggers(query, tail, window, scored, snap, cfg)
+        mode = "deep" if deep or triggers else "light"
+        limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
+        if mode == "deep" and window and not soft_window(window):
+            scored = _inside_window(scored, window, warnings)
+        chosen, order = _select(ranker, scored, mode, limit)
+        _attach_events(snap, chosen, window)
+        skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
+        return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
+                            scored[: max(limit * 3, 30)] if explain else [], tz)
+    finally:
+        if own_index:
+            index.close()
+
+
+def _search_text(query: str, window: timewin.Window | None, snap: Snapshot) -> str:
+    """What to search for: the query without its time phrase (the window handles it) and without
+    the names of people who spoke (every line they said would match)."""
+    text = query
+    if window and window.span != (0, 0) and window.span[1] <= len(query):
+        text = (query[: window.span[0]] + " " + query[window.span[1]:]).strip() or query
+    return without_people(text, people_in(text, snap))
+
+
+def _query_vector(index: Index, search_text: str, tail: str) -> np.ndarray | None:
+    """The query's embedding, leaning a little toward the recent conversation when given."""
+    qvec = index.embed_query(search_text)
+    if qvec is not None and tail.strip():
+        tvec = index.embed_query(tail[-600:])
+        if tvec is not None:
+            qvec = 0.85 * qvec + 0.15 * tvec
+            qvec = qvec / (np.linalg.norm(qvec) or 1.0)
+    return qvec
+
+
+def _search(index: Index, search_text: str, qvec: np.ndarray | None,
+            window: timewin.Window | None) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """BM25 hits (plus the best inside the window, which a vault-wide search can crowd out) and
+    nearest vectors."""
+    bm = index.bm25(search_text, 200)
+    if window:
+        bm += index.bm25(search_text, 100, window.start, window.end)
+    return bm, index.dense(qvec, 200)
+
+
+def _triggers(query: str, tail: str, window: timewin.Window | None, scored: list[TopicHit], snap: Snapshot,
+              cfg: Any) -> list[Trigger]:
+    """What calls for a deep search: the text's own triggers, and a light search unsure of itself."""
+    triggers = text_triggers(query, tail, window.phrase if window else None,
+                             [n for t in scored[:50] for n in (t.name, *snap.topics[t.path].aliases)])
+    rels = sorted((t.signals["relevance"] for t in scored), reverse=True)
+    if not rels or rels[0] < cfg.low_confidence or (len(rels) > 1 and rels[0] - rels[1] < cfg.close_margin):
+        top = f"top relevance {rels[0]:.2f}" if rels else "no candidates"
+        if len(rels) > 1:
+            top += f", next {rels[1]:.2f}"
+        triggers.append(Trigger("low_confidence", top))
+    return triggers
+
+
+def _inside_window(scored: list[TopicHit], window: timewin.Window, warnings: list[str]) -> list[TopicHit]:
+    """An exact window filters; when nothing falls in it, say so and keep the closest matches."""
+    inside = [t for t in scored if t.signals["in_window"]]
+    if inside:
+        return inside
+    if scored:
+        warnings.append(f"nothing in memory falls in {window.label(window.tz)}; showing the closest matches")
+    return scored
+
+
+def _select(ranker: _Ranker, scored: list[TopicHit], mode: str, limit: int) -> tuple[list[TopicHit], list[str]]:
+    """The topics to show and the order of their facts: topics above the relevance floor, one
+    `related` hop in deep mode, facts ranked across them; a topic without a chosen fact is shown
+    only while fewer than `limit` topics have one."""
+    floor = scored[0].score * MIN_RELATIVE if scored else 0.0
+    pool = [t for t in scored if t.score >= floor]
+    top = pool[:limit]
+    if mode == "deep":
+        top = ranker.expand(top, pool, limit)
+        have = {t.path for t in top}
+        pool = top + [t for t in pool if t.path not in have]
+    order = ranker.pick_facts(pool, len(top))
+    picked = {t.path for t in pool if t.facts}
+    chosen = [t for t in pool if t.path in picked]
+    chosen += [t for t in top if t.path not in picked][: max(0, len(top) - len(chosen))]
+    chosen.sort(key=lambda t: -t.score)
+    for t in chosen:
+        t.signals["selected"] = True
+    return chosen, order
+
+
+class _Ranker:
+    def __init__(self, snap: Snapshot, cfg: Any, now: dt.datetime, window: timewin.Window | None,
+                 qvec: np.ndarray | None, query: str = "") -> None:
+        self.snap, self.cfg, self.now, self.window, self.qvec = snap, cfg, now, window, qvec
+        self.query = query
+        self.people = people_in(query, snap)
+        self.asks_when = bool(_WHEN.search(query))
+        self.bm25: dict[str, float] = {}
+        self.cos: dict[str, float] = {}
+        self.alias: dict[str, float] = {}
+        self.window_topics: set[str] = set()
+
+    def add_hits(self, bm: list[tuple[str, float]], dense: list[tuple[str, float]]) -> None:
+        top = max((s for _, s in bm), default=0.0) or 1.0
+        for doc_id, score in bm:
+            self.bm25[doc_id] = max(self.bm25.get(doc_id, 0.0), score / top)
+        for doc_id, score in dense:
+            self.cos[doc_id] = max(0.0, score)
+
+    def add_aliases(self, query: str) -> None:
+        """Exact name/alias phrases in the query are strong; close spellings count a little less."""
+        from rapidfuzz import fuzz
+
+        q = f" {norm(query)} "
+        candidates = {self.snap.docs[d].topic_path for d in (*self.bm25, *self.cos) if d in self.snap.docs}
+        words = q.split()
+        for size in range(1, min(self.snap.longest_name, len(words)) + 1):
+            for i in range(len(words) - size + 1):
+                for path in self.snap.names.get(" ".join(words[i : i + size]), ()):
+                    self.alias[path] = 1.0
+        for path in candidates - set(self.alias):
+            names = self.snap.names_of_topic.get(path)
+            if names is None:
+                continue
+            best = max((fuzz.partial_ratio(n, q) for n in names if len(n) >= 5), default=0.0)
+            if best >= 88:
+                self.alias[path] = 0.7 * best / 100
+
+    def add_window_topics(self) -> None:
+        if self.window is not None:
+            self.window_topics |= self.snap.times.topics_in(self.window.start, self.window.end)
+
+    def doc_in_window(self, doc: Doc) -> bool:
+        return self.window is not None and any(self.window.overlaps(a, b) for a, b in doc.windows())
+
+    def doc_rel(self, doc_id: str) -> tuple[float, float, float]:
+        w = self.cfg.weights
+        b, c = self.bm25.get(doc_id, 0.0), self.cos.get(doc_id, 0.0)
+        return w.bm25 * b + w.embedding * c, b, c
+
+    def score_topics(self) -> list[TopicHit]:
+        per_topic: dict[str, list[tuple[float, float, float]]] = {}
+        for doc_id in set(self.bm25) | set(self.cos):
+            doc = self.snap.docs.get(doc_id)
+            if doc is None or doc.kind == "skill":
+                continue
+            per_topic.setdefault(doc.topic_path, []).append(self.doc_rel(doc_id))
+        for path in set(self.alias) | self.window_topics:
+            per_topic.setdefault(path, [(0.0, 0.0, 0.0)])
+        hits = []
+        for path, rels in per_topic.items():
+            topic = self.snap.topics.get(path)
+            if topic is None:
+                continue
+            rels.sort(reverse=True)
+            base = rels[0][0] + (0.15 * rels[1][0] if len(rels) > 1 else 0.0)
+            if path in self.window_topics and base < 0.2:
+                base = 0.2
+            alias = self.alias.get(path, 0.0)
+            relevance = base + self.cfg.weights.alias * alias
+            utility = self.cfg.utility_weight * math.log1p(max(topic.utility, 0.0) + topic.touch_count) \
+                + 0.03 * min(topic.constraints, 3)
+            recency = self._recency(topic)
+            in_window = path in self.window_topics if self.window else False
+            win = 1.0
+            if self.window and soft_window(self.window):
+                win = 1.0 + (self.cfg.window_boost - 1.0) / 3 if in_window else 1.0
+            elif self.window:
+                win = self.cfg.window_boost if in_window else self.cfg.outside_window
+            score = relevance * (1 + utility) * recency * win
+            signals = {"relevance": relevance, "bm25": max(r[1] for r in rels), "embedding": max(r[2] for r in rels),
+                       "alias": alias, "utility_boost": utility, "recency": recency, "window": win,
+                       "in_window": in_window}
+            hits.append(TopicHit(path, topic.topic_id, topic.name, topic.one_liner, topic.last_seen, score, signals))
+        hits.sort(key=lambda h: (-h.score, h.path))
+        return hits
+
+    def _recency(self, topic: TopicRow) -> float:
+        if topic.evergreen or self.window is not None:
+            return 1.0
+        last = topic.last_seen_at
+        if last is None:
+            return self.cfg.recency_floor
+        age = max(0.0, (self.now - last).total_seconds() / 86400)
+        floor = self.cfg.recency_floor
+        return floor + (1 - floor) * math.exp(-age / self.cfg.tau_days)
+
+    def expand(self, chosen: list[TopicHit], scored: list[TopicHit], limit: int) -> list[TopicHit]:
+        """Deep mode: pull in topics one `related` hop from the best ones."""
+        have = {t.path for t in chosen}
+        by_path = {t.path: t for t in scored}
+        extra: list[TopicHit] = []
+        for parent in chosen[: max(3, limit // 2)]:
+            for edge in self.snap.topics[parent.path].related:
+                target = self.snap.topic_by_ref(edge["id"])
+                if target is None or target.path in have:
+                    continue
+                if self.window is not None and target.path not in self.window_topics:
+                    continue
+                score = parent.score * 0.5 * min(1.0, max(0.1, float(edge.get("weight", 1.0))) / 2 + 0.5)
+                hit = by_path.get(target.path) or TopicHit(target.path, target.topic_id, target.name,
+                                                           target.one_liner, target.last_seen, 0.0, {})
+                if score > hit.score:
+                    hit.score = score
+                hit.signals = {**hit.signals, "expanded_from": parent.name, "edge": edge["type"]}
+                have.add(target.path)
+                extra.append(hit)
+        out = chosen + extra
+        out.sort(key=lambda h: -h.score)
+        return out[: limit + len(extra)]
+
+    def pick_facts(self, pool: list[TopicHit], limit: int) -> list[str]:
+        """Rank items across all candidate topics (fact relevance, lifted by its topic's score), order
+        them by MMR, and keep those of the first `limit` topics they bring in."""
+        if not pool:
+            return []
+        top_score = pool[0].score or 1.0
+        hits = {t.path: t for t in pool}
+        seen: set[str] = set()
+        cands: list[tuple[float, Doc, TopicHit, dict]] = []
+
+        def consider(doc: Doc, filler: float = 0.0) -> None:
+            if doc.doc_id in seen or doc.kind not in ITEM_KINDS or doc.topic_path not in hits:
+                return
+            seen.add(doc.doc_id)
+            hit = hits[doc.topic_path]
+            rel, b, c = self.doc_rel(doc.doc_id)
+            in_win = self.doc_in_window(doc)
+            if self.window is not None and not in_win and doc.when and not soft_window(self.window):
+                rel *= self.cfg.outside_window
+            lift = 1 - TOPIC_LIFT + TOPIC_LIFT * min(1.0, hit.score / top_score)
+            prio = (rel + (0.3 if in_win else 0.0) + filler) * lift
+            prio *= self._focus(doc)
+            cands.append((prio, doc, hit, {"bm25": b, "embedding": c, "in_window": float(in_win)}))
+
+        for doc_id in set(self.bm25) | set(self.cos):
+            doc = self.snap.docs.get(doc_id)
+            if doc is not None:
+                consider(doc)
+        for t in pool[:limit]:
+            docs = [d for d in self.snap.docs_of_topic.get(t.path, ()) if d.kind in ITEM_KINDS]
+            for rank, doc in enumerate(sorted(docs, key=lambda d: d.date, reverse=True)[:2]):
+                consider(doc, 0.02 * (2 - rank))
+        cands.sort(key=lambda x: (-x[0], x[1].doc_id))
+        cands = cands[:400]
+        per_topic: dict[str, int] = {}
+        picked: list[str] = []
+        for i in self._mmr(cands):
+            prio, doc, hit, sig = cands[i]
+            if hit.path not in per_topic and len(per_topic) >= limit:
+                continue
+            if per_topic.get(hit.path, 0) >= self.cfg.facts_per_topic:
+                continue
+            per_topic[hit.path] = per_topic.get(hit.path, 0) + 1
+            hit.facts.append(FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line,
+                                     doc.topic_path, doc.done, excerpt(doc.text, self.query)))
+            picked.append(doc.doc_id)
+        return picked
+
+    def _focus(self, doc: Doc) -> float:
+        """Questions about a person prefer what that person said; "when" questions prefer dated facts."""
+        factor = 1.0
+        if self.people:
+            who = speaker_of(doc.text).lower()
+            if who in self.people:
+                factor *= PEOPLE_MATCH
+            elif who and not any(p in doc.text.lower() for p in self.people):
+                factor *= PEOPLE_MISS
+        if self.asks_when and (doc.kind == "event" or _DATED.search(doc.text)):
+            factor *= 1.15
+        return factor
+
+    def _mmr(self, cands: list[tuple[float, Doc, TopicHit, dict]]) -> list[int]:
+        lam = self.cfg.mmr_lambda
+        n = len(cands)
+        if n == 0:
+            return []
+        vecs = self._vectors([c[1].doc_id for c in cands])
+        prio = np.array([c[0] for c in cands], dtype=np.float32)
+        if vecs is None:
+            return list(range(n))
+        sims = vecs @ vecs.T
+        chosen: list[int] = []
+        max_sim = np.zeros(n, dtype=np.float32)
+        free = np.ones(n, dtype=bool)
+        for _ in range(n):
+            gain = lam * prio - (1 - lam) * max_sim
+            gain[~free] = -np.inf
+            i = int(np.argmax(gain))
+            chosen.append(i)
+            free[i] = False
+            max_sim = np.maximum(max_sim, sims[i])
+        return chosen
+
+    def _vectors(self, doc_ids: list[str]) -> np.ndarray | None:
+        rows = self.snap.row_of
+        if not rows or any(d not in rows for d in doc_ids):
+            return None
+        return self.snap.matrix[[rows[d] for d in doc_ids]]
+
+
+def _attach_events(snap: Snapshot, chosen: list[TopicHit], window: timewin.Window | None) -> None:
+    if window is None:
+        return
+    for hit in chosen:
+        for e in snap.events_of_topic.get(hit.path, ()):
+            if window.contains(timewin.parse_instant(e.at)):
+                hit.events.append({"at": e.at, "summary": e.summary, "turns": e.turns, "path": e.path,
+                                   "conversation": e.conversation})
+
+
+def _skills(snap: Snapshot, ranker: _Ranker, k: int) -> list[dict]:
+    found: list[dict[str, Any]] = []
+    for doc_id in set(ranker.bm25) | set(ranker.cos):
+        doc = snap.docs.get(doc_id)
+        if doc is not None and doc.kind == "skill":
+            rel, _, _ = ranker.doc_rel(doc_id)
+            if rel >= 0.45:
+                sid = doc.citations[0]["skill_id"] if doc.citations else doc.path
+                found.append({"skill_id": sid, "description": doc.text, "path": doc.path, "score": round(rel, 4)})
+    found.sort(key=lambda s: -s["score"])
+    return found[:k]
+

@@ -1,0 +1,356 @@
+"""Time travel through git: a topic's history, what memory learned in a window, recall as of then.
+
+Every sleep and edit is a commit dated by its --now, so git history is the memory's timeline. Old
+versions are read from git objects (a throwaway index file, never the working tree or .git/index).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import os
+import shutil
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sheriff_vault import timewin
+from sheriff_vault.errors import TimePhraseError, TopicNotFound, VaultError
+from sheriff_vault.retrieval.reply import RecallReply, check_budget
+from sheriff_vault.store import gitlog, mdfile
+from sheriff_vault.store.items import Item
+from sheriff_vault.store.locks import FileLock
+from sheriff_vault.store.packets import latest_slept_at
+from sheriff_vault.store.topics import Topic, slugify
+from sheriff_vault.store.vault import Vault
+
+ASOF_KEEP = 5
+USED_STAMP = ".last-used"
+ASOF_PATHS = ("vault.yaml", "topics", "events", "skills", "wake", "conversations")
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+SIMILAR = 0.8
+_SEP, _REC = "\x1f", "\x1e"
+_FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s"
+
+
+# -- comparing two versions of one topic file ---------------------------------------------------
+@dataclass
+class _State:
+    """A topic file's items and plain frontmatter at one commit; empty when absent or unreadable."""
+
+    items: list[Item] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    error: str = ""
+
+
+def _state(text: str | None, path: str) -> _State:
+    if text is None:
+        return _State()
+    try:
+        topic = Topic.parse(text, Path(path), path)
+    except VaultError as exc:
+        return _State(error=str(exc))
+    return _State(topic.items(), mdfile.to_plain(topic.meta))
+
+
+def _item(item: Item) -> dict:
+    return {k: v for k, v in item.to_json().items() if k != "line"}
+
+
+def _similar(a: Item, b: Item) -> bool:
+    if a.kind != b.kind:
+        return False
+    x, y = a.text.lower(), b.text.lower()
+    return x == y or difflib.SequenceMatcher(None, x, y).ratio() >= SIMILAR
+
+
+def diff_items(old: list[Item], new: list[Item]) -> dict[str, list[dict]]:
+    """Items added, removed and changed in place: a closed loop or a fixed typo is one change, not two."""
+    same = Counter((i.kind, i.raw.strip()) for i in old) & Counter((i.kind, i.raw.strip()) for i in new)
+    removed, added = _minus(old, same), _minus(new, same)
+    changed = []
+    for before in list(removed):
+        after = next((a for a in added if _similar(before, a)), None)
+        if after is not None:
+            removed.remove(before)
+            added.remove(after)
+            changed.append({"kind": before.kind, "before": _item(before), "after": _item(after)})
+    return {"added": [_item(i) for i in added], "removed": [_item(i) for i in removed], "changed": changed}
+
+
+def _minus(items: list[Item], common: Counter) -> list[Item]:
+    left, out = Counter(common), []
+    for item in items:
+        key = (item.kind, item.raw.strip())
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            out.append(item)
+    return out
+
+
+def _compare(before: _State, after: _State) -> dict[str, Any]:
+    keys = set(before.meta) | set(after.meta)
+    meta = sorted(k for k in keys if before.meta.get(k) != after.meta.get(k)) if before.meta and after.meta else []
+    return diff_items(before.items, after.items) | {"frontmatter": meta, "error": after.error or before.error}
+
+
+def _status(before: str | None, after: str | None, old: str, new: str) -> str:
+    if before is None:
+        return "created"
+    if after is None:
+        return "deleted"
+    return "renamed" if old != new else "modified"
+
+
+# -- history of one topic -----------------------------------------------------------------------
+@dataclass
+class HistoryEntry:
+    """One commit that touched a topic file, and what it did to the file's items and frontmatter."""
+
+    sha: str
+    date: str
+    subject: str
+    path: str
+    status: str
+    added: list[dict]
+    removed: list[dict]
+    changed: list[dict]
+    frontmatter: list[str]
+    previous_path: str | None = None
+    error: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def history(vault: Vault, ref: str, *, limit: int | None = None) -> list[HistoryEntry]:
+    """Every commit that changed the topic's file (following renames), newest first."""
+    root = vault.root
+    path = topic_path(vault, ref)
+    entries = []
+    for info, status, old, new in _follow(root, path, limit):
+        old_text = gitlog.show_file(root, f"{info.sha}~1", old)
+        new_text = None if status == "D" else gitlog.show_file(root, info.sha, new)
+        entries.append(HistoryEntry(info.sha, timewin.to_iso(info.at), info.subject, new,
+                                    _status(old_text, new_text, old, new), previous_path=old if old != new else None,
+                                    **_compare(_state(old_text, old), _state(new_text, new))))
+    return entries
+
+
+def topic_path(vault: Vault, ref: str) -> str:
+    """The topic's file, now or (for a deleted topic) in history: by id, slug, name, alias or path."""
+    ref = ref.strip()
+    try:
+        return vault.topics.get(ref).rel
+    except TopicNotFound:
+        if not ref or not gitlog.head(vault.root):
+            raise
+    given = [ref] if ref.startswith("topics/") and ref.endswith(".md") else []
+    for path in [*given, f"topics/{ref}.md", f"topics/{slugify(ref)}.md"]:
+        if gitlog.log(vault.root, path, limit=1):
+            return path
+    found = _deleted_topic(vault.root, ref)
+    if found:
+        return found
+    raise TopicNotFound(f"no topic matches {ref!r}, now or in the vault's history",
+                        hint="`vault topic list` shows current topics; a deleted one is found by its slug or name")
+
+
+def _deleted_topic(root: Path, ref: str) -> str | None:
+    out = gitlog._run(root, "log", "--diff-filter=D", "--name-only", f"--format={_REC}%H", "HEAD", "--", "topics/")
+    low = ref.lower()
+    for rec in out.split(_REC):
+        sha, *paths = [line for line in rec.splitlines() if line.strip()] or [""]
+        for path in paths:
+            meta = _state(gitlog.show_file(root, f"{sha}~1", path), path).meta
+            aliases = [str(a).lower() for a in meta.get("aliases") or []]
+            if ref == meta.get("id") or str(meta.get("name", "")).lower() == low or low in aliases:
+                return path
+    return None
+
+
+def _follow(root: Path, path: str, limit: int | None) -> list[tuple[gitlog.CommitInfo, str, str, str]]:
+    """(commit, status letter, path before, path after) for each commit touching path, across renames."""
+    if not gitlog.head(root):
+        return []
+    args = ["log", "--follow", "-M", "--name-status", _FMT, *([f"-n{limit}"] if limit else []), "HEAD", "--", path]
+    rows, current = [], path
+    for rec in gitlog._run(root, *args).split(_REC):
+        lines = [line for line in rec.splitlines() if line.strip()]
+        if not lines:
+            continue
+        info, status, old, new = _info(lines[0]), "M", current, current
+        if len(lines) > 1:
+            parts = lines[1].split("\t")
+            status, new = parts[0][0], parts[-1]
+            old = parts[1] if status in "RC" else new
+        rows.append((info, status, old, new))
+        current = old
+    return rows
+
+
+# -- what memory learned in a window --------------------------------------------------------------
+def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until: str | None = None) -> timewin.Window:
+    """The UTC window of a phrase (vault timezone, last sleep); `until` moves its end to that phrase's end."""
+    tz, now = vault.config.timezone, now or timewin.utcnow()
+    slept = latest_slept_at(vault)
+    win = timewin.resolve(phrase, now, tz, slept_at=slept)
+    if until is None:
+        return win
+    end = timewin.resolve(until, now, tz, slept_at=slept).end or now
+    if win.start and end <= win.start:
+        raise TimePhraseError(f"--until {until!r} ends before --since {phrase!r} starts",
+                              hint="give an --until that is later than --since")
+    text = f"{phrase} until {until}"
+    return timewin.Window(win.start, end, text, (0, len(text)), "range", win.relative, tz)
+
+
+def diff_since(vault: Vault, phrase: str, now: dt.datetime | None = None, *, until: str | None = None) -> dict:
+    """Facts added and removed per topic by the commits dated inside the phrase's window."""
+    root, win = vault.root, time_window(vault, phrase, now, until)
+    commits = [c for c in gitlog.log(root, since=win.start, until=win.end) if win.contains(c.at)]
+    out: dict[str, Any] = {"window": win.to_json(), "commits": [], "topics": [], "created": [], "deleted": []}
+    if not commits:
+        return out
+    last = commits[0].sha
+    base = gitlog.resolve(root, f"{commits[-1].sha}~1") or EMPTY_TREE
+    for c in commits:
+        touched = [p for p in gitlog.changed_paths(root, c.sha) if p.startswith("topics/") and p.endswith(".md")]
+        out["commits"].append(c.to_json() | {"topics": touched})
+    for line in gitlog._run(root, "diff", "--name-status", "-M", base, last, "--", "topics/").splitlines():
+        parts = line.split("\t")
+        status, new = parts[0][:1], parts[-1]
+        old = parts[1] if status in "RC" else new
+        if not new.endswith(".md"):
+            continue
+        old_text = None if status == "A" else gitlog.show_file(root, base, old)
+        new_text = None if status == "D" else gitlog.show_file(root, last, new)
+        before, after = _state(old_text, old), _state(new_text, new)
+        meta = after.meta or before.meta
+        entry = {"path": new, "id": str(meta.get("id") or ""), "name": str(meta.get("name") or ""),
+                 "status": _status(old_text, new_text, old, new),
+                 "previous_path": old if old != new else None, **_compare(before, after)}
+        out["topics"].append(entry)
+        if entry["status"] in ("created", "deleted"):
+            out[entry["status"]].append({k: entry[k] for k in ("path", "id", "name")})
+    out["topics"].sort(key=lambda t: (t["name"].lower(), t["path"]))
+    return out
+
+
+# -- recall as of a past commit -------------------------------------------------------------------
+def as_of_commit(vault: Vault, when: str, now: dt.datetime | None = None) -> gitlog.CommitInfo:
+    """A commit ref as given, else the last commit at or before the moment a date or phrase names."""
+    root, text = vault.root, when.strip()
+    if not gitlog.head(root):
+        raise VaultError("the vault has no commits yet, so it has no past", hint="run `vault sleep` first")
+    if not text:
+        raise VaultError("--as-of is empty", hint="give a commit (abc1234, HEAD~3), a date or a phrase (last week)")
+    sha = None if text.startswith("-") else gitlog.resolve(root, text)
+    if sha is None:
+        moment = _moment(vault, text, now)
+        sha = gitlog.commit_at_or_before(root, moment)
+        if sha is None:
+            first = min(int(t) for t in gitlog._run(root, "log", "--format=%ct", "HEAD").split())
+            start = timewin.to_iso(dt.datetime.fromtimestamp(first, dt.UTC))
+            raise VaultError(f"the vault has no commit at or before {timewin.to_iso(moment)} ({text!r})",
+                             hint=f"its history starts at {start}; pick a later time")
+    return _info(gitlog._run(root, "log", "-1", _FMT, sha, "--"))
+
+
+def _moment(vault: Vault, text: str, now: dt.datetime | None) -> dt.datetime:
+    """The END of the phrase's window ("2023-05-10" is the vault as it was when that day ended)."""
+    now = now or timewin.utcnow()
+    try:
+        win = timewin.resolve(text, now, vault.config.timezone, slept_at=latest_slept_at(vault))
+    except TimePhraseError as exc:
+        raise TimePhraseError(f"{text!r} is neither a commit of this vault nor a time: {exc.message}",
+                              hint=f"give a commit (abc1234, HEAD~3, a branch or tag) or a time; {exc.hint}") from None
+    if win.end is None:
+        return now
+    if win.granularity == "instant" and win.start is not None:
+        return win.start
+    return win.end - dt.timedelta(seconds=1)
+
+
+def _info(line: str) -> gitlog.CommitInfo:
+    sha, ts, subject = line.strip(_REC + "\n").split(_SEP, 2)
+    return gitlog.CommitInfo(sha, dt.datetime.fromtimestamp(int(ts), dt.UTC), subject)
+
+
+def materialise(vault: Vault, sha: str) -> tuple[Path, bool]:
+    """The vault's files at `sha` in .vault/asof/<sha>/ (built once, then reused) and whether it was reused.
+
+    Built in a temp folder and renamed into place, so a crash never leaves a half folder; only the
+    ASOF_KEEP most recently used folders are kept.
+    """
+    base = vault.cache / "asof"
+    target = base / sha
+    with FileLock(base / ".lock", what="as-of cache", timeout=120):
+        reused = target.is_dir()
+        if not reused:
+            _export(vault.root, sha, target)
+        stamp = target / USED_STAMP
+        stamp.touch()
+        now = time.time_ns()
+        os.utime(stamp, ns=(now, now))
+        _prune(base, target)
+    return target, reused
+
+
+def _export(root: Path, sha: str, target: Path) -> None:
+    tmp = target.parent / f".tmp-{sha}-{os.getpid()}"
+    index_file = tmp / ".git-index"
+    env = dict(os.environ, GIT_INDEX_FILE=str(index_file))
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        gitlog._run(root, "read-tree", sha, env=env)
+        files = [p for p in gitlog._run(root, "ls-files", "-z", "--", *ASOF_PATHS, env=env).split("\0") if p]
+        for i in range(0, len(files), 200):
+            gitlog._run(root, "checkout-index", "-f", f"--prefix={tmp}/", "--", *files[i:i + 200], env=env)
+        index_file.unlink()
+        os.rename(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _prune(base: Path, keep: Path) -> None:
+    """Drop crash leftovers and all but the most recently used folders (we hold the cache lock)."""
+    for leftover in base.glob(".tmp-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    folders = sorted((p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                     key=lambda p: (p / USED_STAMP).stat().st_mtime_ns if (p / USED_STAMP).exists() else 0,
+                     reverse=True)
+    for old in folders[ASOF_KEEP:]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = None,
+                 **recall_kwargs: Any) -> RecallReply:
+    """Recall from the vault as it was at `when`; the same reply as daemon.client.recall().
+
+    The old files get their own index but share the live vault's embedding cache, so text that has
+    not changed since is never embedded again.
+    """
+    from sheriff_vault.index.engine import Index
+    from sheriff_vault.retrieval.ranking import recall
+
+    budget = check_budget(budget or vault.config.retrieval.budget)
+    commit = as_of_commit(vault, when, recall_kwargs.get("now"))
+    folder, reused = materialise(vault, commit.sha)
+    past = Vault(folder, _config=vault.config)
+    warnings: list[str] = []
+    index = Index(past, log=warnings.append, embeddings=vault.cache / "embeddings")
+    try:
+        result = recall(past, query, index=index, refresh=True, **recall_kwargs)
+    finally:
+        index.close()
+    result.warnings = warnings + result.warnings
+    as_of = {"commit": commit.sha, "date": timewin.to_iso(commit.at), "subject": commit.subject, "when": when,
+             "reused": reused}
+    reply = result.reply(budget, explain=bool(recall_kwargs.get("explain")), via=f"as-of {commit.sha[:7]}")
+    reply.json["as_of"] = as_of
+    return reply

@@ -1,0 +1,231 @@
+"""The vault's git history: the only module that imports GitPython.
+
+Every call runs a `git` command through GitPython's command wrapper and closes the repository
+afterwards, so a long-lived daemon never accumulates `git cat-file` processes.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sheriff_vault.errors import GitError
+
+if TYPE_CHECKING:
+    import git
+
+FALLBACK_NAME = "Sheriff Vault"
+FALLBACK_EMAIL = "vault@localhost"
+_SEP = "\x1f"
+_REC = "\x1e"
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    at: dt.datetime
+    subject: str
+    body: str = ""
+
+    def to_json(self) -> dict:
+        return {"sha": self.sha, "at": self.at.strftime("%Y-%m-%dT%H:%M:%SZ"), "subject": self.subject,
+                "body": self.body}
+
+
+@contextmanager
+def _repo(root: Path) -> Iterator[git.Repo]:
+    import git
+
+    try:
+        repo = git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise GitError("not a git repository", path=root, hint="run `vault init` there") from None
+    try:
+        yield repo
+    finally:
+        repo.close()
+
+
+def _run(root: Path, *args: str, retries: int = 8, env: dict | None = None) -> str:
+    """Run one git command, waiting with backoff while another process holds index.lock."""
+    import git
+
+    delay = 0.05
+    for attempt in range(retries + 1):
+        with _repo(root) as repo:
+            try:
+                return repo.git.execute(["git", *args], env=env, strip_newline_in_stdout=False)
+            except git.GitCommandError as exc:
+                err = (exc.stderr or "").strip()
+                if "index.lock" in err and attempt < retries:
+                    time.sleep(delay + random.random() * delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if "index.lock" in err:
+                    raise GitError(
+                        "git's index is locked by another git process",
+                        path=Path(root) / ".git" / "index.lock",
+                        hint="wait for it to finish; if no git process runs, delete that file",
+                    ) from None
+                raise GitError(f"`git {args[0]}` failed: {err.splitlines()[-1] if err else exc}", path=root) from None
+    raise AssertionError("unreachable")
+
+
+def is_repo(root: Path) -> bool:
+    return (Path(root) / ".git").exists()
+
+
+def init(root: Path) -> None:
+    import git
+
+    try:
+        git.Repo.init(root, mkdir=True, initial_branch="main").close()
+    except git.GitCommandError as exc:
+        raise GitError(f"`git init` failed: {exc.stderr.strip()}", path=root) from None
+
+
+def hooks_dir(root: Path) -> Path:
+    out = _run(root, "rev-parse", "--git-path", "hooks").strip()
+    path = Path(out)
+    return path if path.is_absolute() else Path(root) / path
+
+
+def _identity_env(root: Path) -> dict[str, str]:
+    """Commit as the person when git knows them, else as Sheriff Vault (fresh CI machines know nobody)."""
+    env = dict(os.environ)
+    with _repo(root) as repo:
+        reader = repo.config_reader()
+        name = reader.get_value("user", "name", "") if reader.has_section("user") else ""
+        email = reader.get_value("user", "email", "") if reader.has_section("user") else ""
+    if not (name or env.get("GIT_AUTHOR_NAME")):
+        env.setdefault("GIT_AUTHOR_NAME", FALLBACK_NAME)
+        env.setdefault("GIT_COMMITTER_NAME", FALLBACK_NAME)
+    if not (email or env.get("GIT_AUTHOR_EMAIL")):
+        env.setdefault("GIT_AUTHOR_EMAIL", FALLBACK_EMAIL)
+        env.setdefault("GIT_COMMITTER_EMAIL", FALLBACK_EMAIL)
+    return env
+
+
+def commit_paths(root: Path, message: str, paths: list[str], *, when: dt.datetime | None = None) -> str | None:
+    """Stage exactly `paths` (additions, edits, deletions) and commit only them; None if nothing changed.
+
+    A person's other staged work is left alone: `git commit -- paths` commits just these paths.
+    """
+    if not paths:
+        return None
+    _run(root, "add", "-A", "--", *paths)
+    staged = _run(root, "diff", "--cached", "--name-only", "--", *paths).split()
+    if not staged:
+        return None
+    env = _identity_env(root)
+    if when is not None:
+        stamp = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+        env["GIT_AUTHOR_DATE"] = stamp
+        env["GIT_COMMITTER_DATE"] = stamp
+    _run(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *staged, env=env)
+    return head(root)
+
+
+def head(root: Path) -> str | None:
+    try:
+        return _run(root, "rev-parse", "--verify", "--quiet", "HEAD", retries=0).strip() or None
+    except GitError:
+        return None
+
+
+def resolve(root: Path, ref: str) -> str | None:
+    try:
+        return _run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", retries=0).strip() or None
+    except GitError:
+        return None
+
+
+def commit_at_or_before(root: Path, when: dt.datetime) -> str | None:
+    stamp = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = _run(root, "rev-list", "-1", f"--before={stamp}", "HEAD").strip()
+    return out or None
+
+
+def changed_paths(root: Path, sha: str) -> list[str]:
+    out = _run(root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-m", sha)
+    return sorted(set(p for p in out.splitlines() if p))
+
+
+def _parse_log(out: str) -> list[CommitInfo]:
+    commits = []
+    for rec in out.split(_REC):
+        rec = rec.strip("\n")
+        if not rec:
+            continue
+        sha, ts, subject, body = (rec.split(_SEP) + ["", "", "", ""])[:4]
+        at = dt.datetime.fromtimestamp(int(ts), dt.UTC)
+        commits.append(CommitInfo(sha, at, subject, body.strip()))
+    return commits
+
+
+_FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s{_SEP}%b"
+
+
+def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
+        limit: int | None = None) -> list[CommitInfo]:
+    """Commits newest first, optionally only those touching `paths` or inside a time window."""
+    if head(root) is None:
+        return []
+    args = ["log", _FMT]
+    if since:
+        args.append(f"--since={since.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
+    if until:
+        args.append(f"--until={until.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
+    if limit:
+        args.append(f"-n{limit}")
+    args.append("HEAD")
+    if paths:
+        args += ["--", *paths]
+    return _parse_log(_run(root, *args))
+
+
+def show_file(root: Path, sha: str, path: str) -> str | None:
+    """A file's text as of a commit; None when it did not exist then."""
+    try:
+        return _run(root, "show", f"{sha}:{path}", retries=0)
+    except GitError:
+        return None
+
+
+def list_files(root: Path, sha: str, prefix: str) -> list[str]:
+    out = _run(root, "ls-tree", "-r", "--name-only", sha, "--", prefix)
+    return [p for p in out.splitlines() if p]
+
+
+def parent(root: Path, sha: str) -> str | None:
+    return resolve(root, f"{sha}~1")
+
+
+def status_porcelain(root: Path) -> list[str]:
+    return [line for line in _run(root, "status", "--porcelain").splitlines() if line.strip()]
+
+
+def log_stat(root: Path, limit: int = 20) -> str:
+    return _run(root, "log", "--stat", f"-n{limit}", "--format=commit %h  %ad%n    %s%n", "--date=iso")
+
+
+def staged_paths(root: Path) -> list[str]:
+    return [p for p in _run(root, "diff", "--cached", "--name-only").splitlines() if p]
+
+
+def unstage(root: Path, paths: list[str]) -> None:
+    if head(root) is None:
+        _run(root, "rm", "--cached", "--quiet", "-r", "--", *paths)
+    else:
+        _run(root, "reset", "--quiet", "HEAD", "--", *paths)
+
+
+def restore(root: Path, paths: list[str]) -> None:
+    """Put tracked files back to their content at HEAD (rolling back a half-done sleep)."""
+    _run(root, "checkout", "HEAD", "--", *paths)

@@ -1,0 +1,236 @@
+"""The one-line-per-item syntax of a topic's body: facts, open loops and events.
+
+    - 2023-05-08 — Caroline went to a support group on 7 May 2023. [D1:3](../conversations/2023/05/08/135600-s1.md)
+    - [ ] 2023-05-09 — Decide the venue for the party. [t12](../conversations/2023/05/09/101500-x1.md)
+    - 2023-05-09T10:15Z — Agreed on Saturday for the party. [t3..t9](../conversations/2023/05/09/101500-x1.md)
+
+The date is when it was said or happened; the link names the archived conversation and its turn
+ids, so any fact can be checked against its source. It renders as a clickable list in Obsidian
+and any Markdown viewer, and each change is one line in a diff.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+SECTIONS = {"fact": "Facts", "loop": "Open loops", "event": "Events"}
+_KIND_OF = {"facts": "fact", "open loops": "loop", "open loop": "loop", "events": "event", "notable events": "event"}
+_ORDER = ["fact", "loop", "event"]
+SEP = " — "
+
+_HEADING = re.compile(r"^##[ \t]+(?P<name>.+?)[ \t#]*$")
+_ITEM = re.compile(
+    r"^[-*] (?:\[(?P<check>[ xX])\] )?"
+    r"(?:(?P<date>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?)(?: — | – | - |: | ))?"
+    r"(?P<rest>.*?)[ \t]*$"
+)
+_CITE = re.compile(r"\s*\[(?P<turns>[^\[\]\n]+)\]\((?P<target>[^()\s]*conversations/[^()\s]+)\)$")
+_TURN_ID = re.compile(r"[^A-Za-z0-9:._\-]+")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Turn ids inside one archived conversation file (a vault-relative path)."""
+
+    file: str
+    turns: tuple[str, ...]
+
+    def render(self) -> str:
+        return f"[{', '.join(self.turns)}](../{self.file})"
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "turns": list(self.turns)}
+
+
+@dataclass
+class Item:
+    """One fact, open loop or event line."""
+
+    kind: str
+    text: str
+    date: str = ""
+    citations: tuple[Citation, ...] = ()
+    done: bool = False
+    line: int = 0
+    raw: str = ""
+
+    def render(self) -> str:
+        check = f"[{'x' if self.done else ' '}] " if self.kind == "loop" else ""
+        date = f"{self.date}{SEP}" if self.date else ""
+        cites = "".join(" " + c.render() for c in self.citations)
+        return f"- {check}{date}{clean_text(self.text)}{cites}"
+
+    @property
+    def when(self) -> dt.datetime | None:
+        """The item's date as an aware UTC datetime (midnight for a plain date)."""
+        return parse_item_date(self.date)
+
+    @property
+    def turn_ids(self) -> list[str]:
+        return [t for c in self.citations for t in c.turns]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "date": self.date, "text": self.text,
+                               "citations": [c.to_json() for c in self.citations]}
+        if self.kind == "loop":
+            out["done"] = self.done
+        if self.line:
+            out["line"] = self.line
+        return out
+
+
+def clean_text(text: str) -> str:
+    """Items are one line: fold newlines and runs of spaces."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def clean_turn_id(turn_id: str) -> str:
+    """Turn ids appear inside link text; keep them to characters that cannot break the syntax."""
+    return _TURN_ID.sub("-", str(turn_id)).strip("-") or "t"
+
+
+def parse_item_date(value: str) -> dt.datetime | None:
+    if not value:
+        return None
+    v = value.strip().replace(" ", "T").rstrip("Z")
+    try:
+        if "T" in v:
+            return dt.datetime.fromisoformat(v).replace(tzinfo=dt.UTC)
+        return dt.datetime.combine(dt.date.fromisoformat(v), dt.time(), tzinfo=dt.UTC)
+    except ValueError:
+        return None
+
+
+def format_item_date(t: dt.datetime, *, with_time: bool = False) -> str:
+    t = t.astimezone(dt.UTC)
+    return t.strftime("%Y-%m-%dT%H:%MZ") if with_time else t.strftime("%Y-%m-%d")
+
+
+def parse_item(line: str, kind: str, line_no: int = 0) -> Item | None:
+    """Read one body line as an item of `kind`; None when the line is not a list item."""
+    stripped = line.rstrip("\r\n")
+    m = _ITEM.match(stripped)
+    if not m:
+        return None
+    rest = m.group("rest")
+    cites: list[Citation] = []
+    while True:
+        c = _CITE.search(rest)
+        if not c:
+            break
+        target = c.group("target")
+        target = target[target.index("conversations/") :]
+        turns = tuple(t.strip() for t in c.group("turns").split(",") if t.strip())
+        cites.insert(0, Citation(target, turns))
+        rest = rest[: c.start()]
+    check = m.group("check")
+    return Item(
+        kind=kind,
+        text=rest.strip(),
+        date=(m.group("date") or "").replace(" ", "T"),
+        citations=tuple(cites),
+        done=bool(check and check.lower() == "x"),
+        line=line_no,
+        raw=stripped,
+    )
+
+
+@dataclass
+class Section:
+    kind: str | None
+    name: str
+    heading: int
+    end: int
+
+
+@dataclass
+class Body:
+    """A topic body as lines; edits insert or replace single lines so untouched bytes never move."""
+
+    lines: list[str] = field(default_factory=list)
+    first_line: int = 1
+
+    @classmethod
+    def parse(cls, text: str, first_line: int = 1) -> Body:
+        return cls(text.splitlines(keepends=True), first_line)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if any(line.endswith("\r\n") for line in self.lines) else "\n"
+
+    def sections(self) -> list[Section]:
+        found: list[Section] = []
+        in_code = False
+        for i, line in enumerate(self.lines):
+            if line.lstrip().startswith("```"):
+                in_code = not in_code
+            m = None if in_code else _HEADING.match(line.rstrip("\r\n"))
+            if m:
+                if found:
+                    found[-1].end = i
+                name = m.group("name").strip()
+                found.append(Section(_KIND_OF.get(name.lower()), name, i, len(self.lines)))
+        return found
+
+    def items(self, kind: str | None = None) -> Iterator[Item]:
+        for sec in self.sections():
+            if sec.kind is None or (kind and sec.kind != kind):
+                continue
+            for i in range(sec.heading + 1, sec.end):
+                item = parse_item(self.lines[i], sec.kind, self.first_line + i)
+                if item:
+                    yield item
+
+    def add(self, item: Item) -> Item:
+        """Insert after the last item of its section, creating the section if needed."""
+        nl = self.newline
+        sec = next((s for s in self.sections() if s.kind == item.kind), None)
+        rendered = item.render()
+        if sec is None:
+            at = self._new_section_at(item.kind)
+            if self.lines and not self.lines[-1].endswith("\n") and at == len(self.lines):
+                self.lines[-1] += nl
+            block = [f"## {SECTIONS[item.kind]}{nl}", nl, rendered + nl]
+            if at > 0 and self.lines[at - 1].strip():
+                block.insert(0, nl)
+            if at < len(self.lines):
+                block.append(nl)
+            self.lines[at:at] = block
+            index = at + block.index(rendered + nl)
+        else:
+            index = sec.heading + 1
+            for i in range(sec.heading + 1, sec.end):
+                if parse_item(self.lines[i], item.kind) is not None:  # sec.kind == item.kind
+                    index = i + 1
+            if index == sec.heading + 1 and index < len(self.lines) and not self.lines[index].strip():
+                index += 1
+            if index > 0 and not self.lines[index - 1].endswith("\n"):
+                self.lines[index - 1] += nl
+            self.lines.insert(index, rendered + nl)
+        return replace(item, line=self.first_line + index, raw=rendered)
+
+    def replace_item(self, old: Item, new: Item) -> Item:
+        """Swap one item line in place (closing an open loop, adding a citation)."""
+        index = old.line - self.first_line
+        if not (0 <= index < len(self.lines)) or self.lines[index].rstrip("\r\n") != old.raw:
+            raise ValueError(f"line {old.line} no longer holds {old.raw!r}")
+        ending = self.lines[index][len(self.lines[index].rstrip("\r\n")) :]
+        rendered = new.render()
+        self.lines[index] = rendered + ending
+        return replace(new, line=old.line, raw=rendered)
+
+    def _new_section_at(self, kind: str) -> int:
+        secs = self.sections()
+        rank = _ORDER.index(kind)
+        later = [s for s in secs if s.kind in _ORDER and _ORDER.index(s.kind) > rank]
+        if later:
+            return later[0].heading
+        known = [s for s in secs if s.kind is not None]
+        return known[-1].end if known else len(self.lines)

@@ -1,0 +1,92 @@
+"""index/snapshot.py on its own: a small update patches the snapshot in memory exactly as a full
+load would give it, reusing spare rows and compacting when too many rows are dead. (The end-to-end
+version, against a real index over hundreds of random edits, is in test_synthetic.py.)"""
+from __future__ import annotations
+
+import numpy as np
+
+from sheriff_vault.index.docs import Doc
+from sheriff_vault.index.snapshot import Snapshot, Tail, Update, patched, spare_rows
+
+DIM = 4
+
+
+def doc(doc_id: str, text: str = "", path: str = "topics/a.md") -> Doc:
+    return Doc(doc_id, "fact", path, path, text or f"Ann: fact {doc_id}", "a", "")
+
+
+def vec(i: int) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[i % DIM] = 1.0 + i
+    return v
+
+
+def base_snapshot(n: int, spare: bool = True) -> tuple[Snapshot, Tail | None]:
+    ids = [f"d{i}" for i in range(n)]
+    rows = spare_rows(n) if spare else n
+    buffer = np.zeros((rows, DIM), dtype=np.float32)
+    for i in range(n):
+        buffer[i] = vec(i)
+    matrix = buffer[:n]
+    snap = Snapshot(1, {d: doc(d) for d in ids}, {}, [], list(ids), matrix, {}, None)
+    return snap, (Tail(buffer, n) if spare else None)
+
+
+def update(gone: list[str], new: list[str], start: int) -> Update:
+    vectors = np.stack([vec(start + i) for i in range(len(new))]) if new else None
+    return Update(2, gone, [doc(d) for d in new], {}, set(), None, list(new), vectors)
+
+
+def live_rows(snap: Snapshot) -> dict[str, np.ndarray]:
+    return {d: snap.matrix[i] for i, d in enumerate(snap.vec_ids) if d is not None and i not in set(snap.dead)}
+
+
+def test_new_vectors_go_into_spare_rows_and_the_base_never_sees_them():
+    base, tail = base_snapshot(10)
+    snap, new_tail = patched(base, update([], ["n1", "n2"], 10), tail, {}, None)
+    assert base.matrix.shape == (10, DIM) and len(base.vec_ids) == 10  # the old generation is untouched
+    assert snap.matrix.shape == (12, DIM) and new_tail is not None and new_tail.buffer is tail.buffer
+    assert snap.row_of["n2"] == 11 and np.array_equal(snap.matrix[11], vec(11))
+    assert set(snap.docs) == {f"d{i}" for i in range(10)} | {"n1", "n2"}
+
+
+def test_gone_documents_leave_dead_rows_that_no_lookup_finds():
+    base, tail = base_snapshot(10)
+    snap, _ = patched(base, update(["d3"], ["n1"], 10), tail, {}, None)
+    assert list(snap.dead) == [3] and snap.vec_ids[3] is None and "d3" not in snap.row_of
+    assert snap.vectors == 10 and "d3" not in snap.docs
+    assert all(np.array_equal(v, snap.matrix[snap.row_of[d]]) for d, v in live_rows(snap).items())
+
+
+def test_a_quarter_dead_compacts_into_a_fresh_buffer_with_the_same_vectors():
+    base, tail = base_snapshot(8)
+    snap, new_tail = patched(base, update(["d0", "d1", "d2"], ["n1"], 8), tail, {}, None)
+    assert len(snap.dead) == 0 and None not in snap.vec_ids
+    assert new_tail is not None and new_tail.buffer is not tail.buffer
+    assert snap.vec_ids == ["d3", "d4", "d5", "d6", "d7", "n1"]
+    assert all(np.array_equal(snap.matrix[snap.row_of[d]], base.matrix[base.row_of[d]]) for d in snap.vec_ids[:-1])
+    assert np.array_equal(snap.matrix[snap.row_of["n1"]], vec(8))
+
+
+def test_no_spare_room_copies_the_live_rows_out():
+    base, _ = base_snapshot(5, spare=False)
+    snap, new_tail = patched(base, update([], ["n1"], 5), None, {}, None)
+    assert new_tail is not None and new_tail.used == 6 and new_tail.buffer.shape[0] >= 6
+    assert snap.vec_ids == [f"d{i}" for i in range(5)] + ["n1"]
+
+
+def test_a_second_patch_of_the_same_base_does_not_write_over_the_first():
+    """Only the newest snapshot owns the spare rows: patching an older one again must copy."""
+    base, tail = base_snapshot(10)
+    first, tail1 = patched(base, update([], ["n1"], 10), tail, {}, None)
+    again, _ = patched(base, update([], ["x1"], 20), tail1, {}, None)
+    assert np.array_equal(first.matrix[first.row_of["n1"]], vec(10))
+    assert np.array_equal(again.matrix[again.row_of["x1"]], vec(20))
+
+
+def test_speaker_counts_follow_the_documents():
+    base, tail = base_snapshot(3)
+    assert base.speakers == {"ann"}
+    upd = Update(2, ["d0", "d1", "d2"], [doc("b1", "Bob: hello there")], {}, set(), None, [], None)
+    snap, _ = patched(base, upd, tail, {}, None)
+    assert snap.speakers == {"bob"} and snap.speaker_count == {"bob": 1}
