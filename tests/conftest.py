@@ -24,12 +24,11 @@ NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
 
 
 @pytest.fixture(autouse=True)
-def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the person's vault or home: SHERIFF_VAULT is unset and HOME is a fresh folder."""
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the person's vault or home: SHERIFF_VAULT is unset and HOME is a fresh folder
+    (outside the test's own tmp_path, which tests list)."""
     monkeypatch.delenv("SHERIFF_VAULT", raising=False)
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
 
 
 @pytest.fixture
