@@ -53,6 +53,10 @@ class TopicNotFound(VaultError):
     """No topic matches the id, slug or name given."""
 
 
+class TopicExists(VaultError):
+    """`vault topic new` was given the name of a topic that already exists."""
+
+
 class AmbiguousTopic(VaultError):
     """More than one topic matches a name; the message lists them."""
 

@@ -25,14 +25,18 @@ class Vault(Protocol):
 LOCAL_KEY = "sk-no-key-needed"
 
 
-def client(vault: Vault) -> openai.OpenAI:
+SLEEP, AGENT = "sleep", "agent"  # who calls: the advice in an error differs
+
+
+def client(vault: Vault, purpose: str = SLEEP) -> openai.OpenAI:
     """An OpenAI client for the vault's llm settings; a local server (llm.base_url) needs no key."""
     s = vault.config.llm
     key = os.environ.get(s.api_key_env, "").strip()
     if not key and not s.base_url:
+        fallback = ", or use --extractor offline" if purpose == SLEEP else ""
         raise ExtractorError(f"no API key: the environment variable {s.api_key_env} is not set",
-                             hint=f"set {s.api_key_env}, point llm.base_url in vault.yaml at a local server, "
-                                  "or use --extractor offline")
+                             hint=f"set {s.api_key_env}, or point llm.base_url in vault.yaml at a local server "
+                                  f"(Ollama, vLLM, llama.cpp){fallback}")
     return openai.OpenAI(api_key=key or LOCAL_KEY, base_url=s.base_url or None, timeout=s.timeout_seconds,
                          max_retries=1)
 
@@ -46,40 +50,41 @@ def respond(vault: Vault, *, instructions: str, input: Any, tools: list[dict] | 
         kwargs["tools"] = tools
     if previous_response_id:
         kwargs["previous_response_id"] = previous_response_id
-    response = call(vault, kwargs)
+    response = call(vault, kwargs, AGENT)
     if getattr(response, "status", None) == "failed":
-        raise ExtractorError(f"the model run failed: {problem(response)}", hint=hint(vault))
+        raise ExtractorError(f"the model run failed: {problem(response)}", hint=hint(vault, AGENT))
     return response
 
 
-def call(vault: Vault, kwargs: dict[str, Any]) -> Any:
+def call(vault: Vault, kwargs: dict[str, Any], purpose: str = SLEEP) -> Any:
     s = vault.config.llm
     where = s.base_url or "the OpenAI API"
-    api = client(vault)
+    api = client(vault, purpose)
     try:
         return api.responses.create(model=s.model, **kwargs)
     except openai.APITimeoutError:
         raise ExtractorError(f"{where} did not answer within {s.timeout_seconds:g}s",
-                             hint="raise llm.timeout_seconds in vault.yaml, " + hint(vault)) from None
+                             hint="raise llm.timeout_seconds in vault.yaml, " + hint(vault, purpose)) from None
     except openai.APIConnectionError as exc:
         cause = exc.__cause__ or exc
-        raise ExtractorError(f"cannot reach {where}: {truncate(str(cause), 200)}", hint=hint(vault)) from None
+        raise ExtractorError(f"cannot reach {where}: {truncate(str(cause), 200)}", hint=hint(vault, purpose)) from None
     except openai.APIStatusError as exc:
         err = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
         said = err.get("message") if isinstance(err, dict) and err.get("message") else exc.message
-        advice = f"check {s.api_key_env}" if exc.status_code in (401, 403) else hint(vault)
+        advice = f"check {s.api_key_env}" if exc.status_code in (401, 403) else hint(vault, purpose)
         raise ExtractorError(f"{where} answered HTTP {exc.status_code}: {truncate(str(said), 200)}",
                              hint=advice) from None
     except (openai.OpenAIError, ValueError) as exc:
-        raise ExtractorError(f"bad reply from {where}: {truncate(str(exc), 200)}", hint=hint(vault)) from None
+        raise ExtractorError(f"bad reply from {where}: {truncate(str(exc), 200)}", hint=hint(vault, purpose)) from None
     finally:
         api.close()
 
 
-def hint(vault: Vault) -> str:
+def hint(vault: Vault, purpose: str = SLEEP) -> str:
+    fallback = ", or use --extractor offline" if purpose == SLEEP else ""
     if vault.config.llm.base_url:
-        return "check llm.base_url in vault.yaml, or use --extractor offline"
-    return "try again later, or use --extractor offline"
+        return f"check llm.base_url in vault.yaml{fallback}"
+    return f"try again later{fallback}"
 
 
 def problem(response: Any) -> str:

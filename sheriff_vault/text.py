@@ -31,7 +31,8 @@ journey emotions emotion feelings life moment moments memory memories experience
 inspiration inspiring inspired happiness joy fun blast vibe vibes awesome reminder reminds remind special appreciate
 appreciated appreciating grateful thankful lucky blessed proud glad honestly totally seriously anyway stuff whole
 """.split())
-_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
+_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
                      r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 # Latin letters with their accented forms, so "Neukölln" and "Café" stay one word.

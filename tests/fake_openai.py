@@ -178,7 +178,7 @@ def topic_updates(text: str) -> dict[str, Any]:
         date = DATE.search(said)
         kind = "loop" if said.endswith("?") else "event" if date else "fact"
         topic["facts"].append({"text": f"{speaker}: {said}", "kind": kind, "turn_ids": [m["id"]],
-                               "event_date": date.group(0) if date else ""})
+                               "event_date": date.group(0) if date else "", "corrects": []})
         topic["one_liner"] = topic["one_liner"] or f"{speaker}: {said}"[:120]
         topic["entities"] += [w for w in re.findall(r"\b[A-Z][a-z]{2,}\b", said)[1:] if w not in topic["entities"]]
         topic["corrected"] |= said.lower().startswith(("actually", "no,"))

@@ -72,7 +72,7 @@ def test_strict_client_round_trip(fake_openai):
 # -- schema and request ---------------------------------------------------------------------------
 def test_schema_is_strict_mode_valid():
     objects = [(p, n) for p, n in schema_nodes(extract_openai.SCHEMA) if n["type"] == "object"]
-    assert len(objects) == 6
+    assert len(objects) == 7  # reply, subject, topic, fact, correction, number, in_progress
     for path, node in objects:
         assert node["additionalProperties"] is False, path
         assert node["required"] == list(node["properties"]), path
@@ -156,7 +156,7 @@ def scripted(facts: list[dict], numbers: list[dict] = (), **topic) -> dict:
 
 
 def fact(text: str, ids: list[str], kind: str = "fact", day: str = "") -> dict:
-    return {"text": text, "kind": kind, "turn_ids": ids, "event_date": day}
+    return {"text": text, "kind": kind, "turn_ids": ids, "event_date": day, "corrects": []}
 
 
 def test_unknown_turn_ids_are_dropped_not_fatal(vault, fake_openai, caplog):
@@ -173,7 +173,7 @@ def test_unknown_turn_ids_are_dropped_not_fatal(vault, fake_openai, caplog):
     [hit] = unit.numbers
     assert (hit.key, hit.value, hit.unit, hit.confidence) == ("quote_total", 12.5, "EUR", 1.0)
     assert cand.aliases == ["the budget"] and cand.entities == {"acme"}
-    assert (cand.owner, cand.name) == ("Melanie", "Melanie: Budget")
+    assert (cand.owner, cand.name) == ("Melanie", "Melanie's budget")
     assert got.skill_refs == ["skill:pricing", "skill:quote-builder"]
     assert got.in_progress.status == "running"
     assert "t9" in caplog.text and "t999" in caplog.text
@@ -190,7 +190,7 @@ def test_subjects_default_to_the_topics(vault, fake_openai):
     point(vault, fake_openai)
     fake_openai.queue({**scripted([fact("Caroline: the budget is fixed.", ["t1"])]), "subjects": []})
     got = extract_openai.extract_openai(vault, talk(2), [], NOW, encode=hash_vectors)
-    assert got.subjects == [{"hint": "Caroline: Budget", "salience": 1.0}]
+    assert got.subjects == [{"hint": "Caroline's budget", "salience": 1.0}]
 
 
 def test_empty_slice_makes_no_request(vault, fake_openai):
@@ -222,7 +222,7 @@ def test_failures_become_one_clear_extractor_error(vault, fake_openai, mode, wor
     ({"topics": []}, "reply lacks subjects"),
     ([1, 2], "reply should be a object"),
     ({**scripted([fact("x", ["t1"], kind="rumour")])}, "reply.topics[0].facts[0].kind is 'rumour'"),
-    ({**scripted([{"text": "x", "turn_ids": "t1", "kind": "fact", "event_date": ""}])},
+    ({**scripted([{"text": "x", "turn_ids": "t1", "kind": "fact", "event_date": "", "corrects": []}])},
      "reply.topics[0].facts[0].turn_ids should be a array"),
 ])
 def test_schema_mismatch_names_the_field(vault, fake_openai, reply, words):

@@ -107,6 +107,9 @@ def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
         "+    - the bash",
         '-last_seen: "2026-02-19T11:30:00Z"',
         '+last_seen: "2026-02-20T09:00:00Z"',
+        "-    - {key: budget, value: 400, unit: USD, at: '2026-02-18T10:00:00Z', source: user, confidence: 0.9}",
+        "+    - {key: budget, value: 400, unit: USD, at: '2026-02-18T10:00:00Z', source: user, confidence: 0.9, "
+        "superseded: '2026-02-20'}",
         "+    - {key: budget, value: 500, unit: USD, at: '2026-02-20T03:21:00Z', source: user, confidence: 0.9}",
         "+- 2026-02-20 — The budget went up to 500 USD. [t12](../conversations/2026/02/20/032100-b2.md)",
         "+## Events",
@@ -118,6 +121,7 @@ def test_update_touches_only_the_lines_it_means_to(tmp_path: Path):
     assert "name: Party planning   # what I call it" in after
     reread = Topic.load(path)
     assert reread.numbers[-1]["value"] == 500 and reread.numbers[0]["value"] == 400
+    assert reread.numbers[0]["superseded"] == "2026-02-20" and "superseded" not in reread.numbers[-1]
     assert reread.events[0].text == "Venue confirmed"
     assert reread.render() == after
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from sheriff_vault import timewin
 from sheriff_vault.agent.tools import Toolbox
-from sheriff_vault.errors import VaultError
-from sheriff_vault.store.buffer import Turn, append_turns, load_buffer
+from sheriff_vault.errors import ExtractorError, VaultError
+from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, write_buffer
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -55,16 +55,28 @@ class Agent:
         self.woke = False
 
     def ask(self, message: str, *, name: str = "") -> Reply:
-        """One user message in, one answer out; memory and skills come along unasked."""
+        """One user message in, one answer out; memory and skills come along unasked. A question the
+        model could not answer is not kept in the buffer."""
+        from sheriff_vault import llm
+
+        if not message.strip():
+            raise VaultError("the message is empty", hint="say something to the agent")
+        llm.client(self.vault, llm.AGENT).close()  # no key, no base_url: say so before noting anything
+        now = self.now()
+        tail = load_buffer(self.vault)[-12:]
+        noted = append_turns(self.vault, [Turn("user", message, now, "", name)], now)
+        try:
+            return self._answer(message, tail, now)
+        except ExtractorError:  # the question was not answered: it is not part of the conversation
+            gone = {t.id for t in noted}
+            write_buffer(self.vault, [t for t in load_buffer(self.vault) if t.id not in gone])
+            raise
+
+    def _answer(self, message: str, tail: list[Turn], now: dt.datetime) -> Reply:
         from sheriff_vault import llm
         from sheriff_vault.agent.skills import search
         from sheriff_vault.daemon.client import recall
 
-        if not message.strip():
-            raise VaultError("the message is empty", hint="say something to the agent")
-        now = self.now()
-        tail = load_buffer(self.vault)[-12:]
-        append_turns(self.vault, [Turn("user", message, now, "", name)], now)
         reply = Reply("")
         context = []
         if not self.woke:

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sheriff_vault.store.packets import InProgress, latest_packet
+from sheriff_vault.store.packets import InProgress, WakePacket, latest_packet
 from sheriff_vault.store.topics import iso
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def _shown(turn: Any) -> dict:
     data = turn.to_json()
     if hits := scan(turn.content):
         data["content"] = f"[held back: {hits[0].kind}; `vault sleep` moves it to quarantine/ for review]"
-    return data
+    return WakePacket.tail_turn(data)
 
 
 def _decide(progress: InProgress, minutes: float | None, fresh: float, has_packet: bool) -> str:

@@ -54,8 +54,10 @@ def history_cmd(vault: Vault, topic: str, limit: int | None, as_json: bool) -> N
 def diff_cmd(vault: Vault, since: str, until: str | None, now_text: str | None, as_json: bool) -> None:
     """What memory learned in a time window: facts added, removed and changed, grouped by topic.
 
-    Counts the commits dated inside the window (sleep dates its commit by the conversation's time)
-    and compares each topic as it was before the first of them with how it was after the last.
+    Counts the commits dated inside the window and compares each topic as it was before the first
+    of them with how it was after the last. A sleep's commit is dated when the sleep ran (its
+    --now), not when the conversation was had: this is when memory learned it. To find what was
+    said in a window, use `vault recall ... --since`.
     """
     from sheriff_vault.retrieval.timetravel import diff_since
 

@@ -27,16 +27,17 @@ def topic() -> None:
 @click.option("--one-liner", default="", help="The one-sentence summary recall matches on (default: the name).")
 @click.option("--evergreen", is_flag=True, help="Never decays in recall ranking.")
 @click.option("--no-commit", is_flag=True, help="Write the file but do not commit it.")
+@click.option("--force", is_flag=True, help="Create it even when a topic of that name exists (as NAME-2).")
 @now_option
 @json_option
 @with_vault
 def topic_new(vault: Vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...], one_liner: str,
-              evergreen: bool, no_commit: bool, now_text: str | None, as_json: bool) -> None:
-    """Create a topic called NAME and commit it."""
+              evergreen: bool, no_commit: bool, force: bool, now_text: str | None, as_json: bool) -> None:
+    """Create a topic called NAME and commit it (refused when a topic of that name exists)."""
     from sheriff_vault.store.edits import create_topic
 
     result = create_topic(vault, name, now=get_now(now_text, vault.config.timezone), aliases=aliases, facts=facts,
-                          one_liner=one_liner, evergreen=evergreen, commit=not no_commit)
+                          one_liner=one_liner, evergreen=evergreen, commit=not no_commit, force=force)
     if as_json:
         emit_json(result.to_json())
     else:

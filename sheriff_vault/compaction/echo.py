@@ -49,6 +49,7 @@ def fold_echoes(units: list[Unit], turns: list[Turn]) -> list[Unit]:
         said_numbers |= numbers
         said_words |= words
         said_names |= {w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", turn.content)}
+        said_names |= {w.lower() for w in re.findall(r"[^\W\d_]+", turn.content)}  # "Reha-Klinik" and "Reha"
     return [u for u in units if id(u) not in echoes]
 
 

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.compaction.extract import Candidate, Unit
-from sheriff_vault.compaction.supersede import supersede
+from sheriff_vault.compaction.supersede import current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic, parse_time
 from sheriff_vault.text import content_words, norm, rarity, truncate
 
-BIG_TOPIC = 25  # past this many items a topic must be a clearer match to grow (no catch-all topics)
+BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
 
 
 @dataclass
@@ -203,7 +203,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             cite = (Citation(conversation, tuple(unit.turn_ids)),) if unit.turn_ids else ()
             date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
                 format_item_date(when, with_time=True)
-            topic.add_item(Item(kind=kind, text=unit.fact, date=date, citations=cite))
+            topic.add_item(Item(kind=kind, text=current_first(unit.fact), date=date, citations=cite))
             applied.append(unit)
             {"fact": change.facts, "loop": change.loops, "event": change.events}[kind].append(truncate(unit.fact, 120))
             if "done" in unit.flags:

@@ -31,10 +31,13 @@ CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
                      r"perfect|great|cool|nice|got it|see you)\b", _I)
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
-RETURN = 0.34     # likeness an exchange needs to join a subject other than the current one
+STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
+RETURN = 0.30     # likeness an exchange needs to join a subject other than the current one
 MARGIN = 0.08     # how much better another subject must fit before the talk is taken to have moved
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
+JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
+YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
 
 
@@ -73,9 +76,10 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
     groups = exchanges(talk)
     if not groups:
         return []
+    social = not any(t.role == "assistant" for t in talk)  # people chatting: subjects drift fast
     texts = [" ".join(t.content for t in g)[:1200] for g in groups]
     vectors = np.asarray(encode(texts), dtype=np.float32)
-    bags = [Counter(stem(w) for w in content_words(text)) for text in texts]
+    bags = [_bag(text) for text in texts]
     df = Counter(w for bag in bags for w in set(bag))
     weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
     subjects: list[Subject] = []
@@ -89,7 +93,9 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
-        chosen = _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)))
+        young = current is not None and len(subjects[current].vectors) <= YOUNG and not social
+        chosen = _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
+                         STAY_SOCIAL if social else STAY)
         if _DEBUG:
             print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
                   f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
@@ -101,17 +107,43 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         subject.vectors.append(vec)
         subject.bag.update(bag)
         current, last_at = chosen, group[-1].at or last_at
-    return [s for s in subjects if s.vectors]
+    order = {id(turn): i for i, turn in enumerate(talk)}
+    return _join_alike([s for s in subjects if s.vectors], weight, order)
 
 
-def _choose(likeness: list[float], current: int | None, switch: bool, reconsider: bool) -> int | None:
-    """Which subject an exchange joins: None for a new one."""
+def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[int, int]) -> list[Subject]:
+    """Two subjects found apart that are about the same thing become one: a later one joins the
+    earliest it is like enough (a pause the walk above could not bridge)."""
+    out: list[Subject] = []
+    for subject in subjects:
+        centroid = np.sum(subject.vectors, axis=0)
+        best, best_like = None, 0.0
+        for k, earlier in enumerate(out):
+            like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), subject.bag, earlier, weight, recent=False)
+            if like > best_like:
+                best, best_like = k, like
+        if best is not None and best_like >= JOIN:
+            out[best].turns += subject.turns
+            out[best].vectors += subject.vectors
+            out[best].bag.update(subject.bag)
+        else:
+            out.append(subject)
+    for subject in out:
+        subject.turns.sort(key=lambda turn: order.get(id(turn), 0))
+    return out
+
+
+def _choose(likeness: list[float], current: int | None, switch: bool, reconsider: bool, young: bool,
+            stay_at: float = STAY) -> int | None:
+    """Which subject an exchange joins: None for a new one. A subject just raised is followed by its
+    details ("About 40 people, dinner at La Tavola"), so it keeps the talk unless another fits clearly."""
     if not likeness:
         return None
     best = max(range(len(likeness)), key=lambda k: likeness[k])
     if current is not None and not switch:
-        stay = STAY * (1.6 if reconsider else 1.0)
-        if likeness[current] >= stay and likeness[best] - likeness[current] < MARGIN:
+        stay = stay_at * (1.6 if reconsider else 0.5 if young else 1.0)
+        margin = MARGIN * (3 if young and not reconsider else 1)
+        if likeness[current] >= stay and likeness[best] - likeness[current] < margin:
             return current
     if likeness[best] >= RETURN and not (switch and best == current):
         return best
@@ -129,6 +161,12 @@ def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict
     total = sum(weight.get(w, 0.0) for w in words) or 1.0
     shared = sum(weight.get(w, 0.0) for w in words if w in subject.bag)
     return 0.65 * cosine + 0.35 * min(1.0, 2 * shared / total)
+
+
+def _bag(text: str) -> Counter[str]:
+    """Stemmed content words and adjacent pairs of them: "office party" tells more than "party"."""
+    words = [stem(w) for w in content_words(text)]
+    return Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
 
 
 def _closing(turn: Turn) -> bool:

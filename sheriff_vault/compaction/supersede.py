@@ -31,13 +31,15 @@ _VALUE = (rf"(?:(?:{_WEEKDAYS}),? )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH
           rf"|(?:{_WEEKDAYS})")
 _MOVED = (r"moved|moves|moving|changed|changes|goes|went|going|rose|rises|raised|increased|decreased|dropped|fell|"
           r"cut|updated|rescheduled|postponed|pushed|bumped|shifted|switched|jumped|grew|corrected|revised")
-_PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,3}?"  # a short name ("dark blue", "Casa Lupa")
+_PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,2}?"  # a short name ("dark blue", "Casa Lupa")
+_TO_COMMA = r"[\w'’-]+(?: [\w'’-]+){0,2}(?=\s*[,.;!?]|\s*$)"  # the same, running to the end of its clause
 _EXPLICIT = [
     re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
-    re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_PHRASE})\b", _I),
+    re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
     re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?P<old>{_PHRASE})\b", _I),
+    re.compile(rf"(?P<new>\b[\w'’-]+(?: [\w'’-]+)?)(?:\s+now)?,\s+not\s+(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
     re.compile(rf"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
 ]
 CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correction|instead|revised|recounted|"
@@ -61,7 +63,7 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def _clean(value: str) -> str:
-    value = value.strip(" ,.;:!?\"'")
+    value = re.sub(r"\s+now$", "", value.strip(" ,.;:!?\"'"), flags=_I)
     while _LEADING.match(value):
         value = _LEADING.sub("", value, count=1)
     return value
@@ -147,4 +149,26 @@ def _numeric(value: str) -> float | None:
 
 
 def _dates(text: str) -> list[str]:
-    return re.findall(rf"\b\d{{1,2}} (?:{_MONTHS})\b|\b(?:{_MONTHS}) \d{{1,2}}\b", text)
+    return re.findall(rf"\b\d{{1,2}} (?:{_MONTHS})\b|\b(?:{_MONTHS}) \d{{1,2}}\b", text, _I)
+
+
+_OLD_FIRST = [
+    (re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
+     "{new}, not {old}"),
+    (re.compile(rf"\bfrom\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I), "to {new} (from {old})"),
+    (re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I), "{new} (was {old})"),
+]
+
+
+def current_first(text: str) -> str:
+    """A correction worded old value first ("not sage green but dark blue", "from 21 to 28 March")
+    reworded to put the current value first ("dark blue, not sage green"): a reader, and recall,
+    meet the value that holds before the one it replaced."""
+    def reword(m: re.Match, form: str) -> str:
+        out = form.format(new=m["new"].strip(), old=m["old"].strip())
+        starts = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
+        return out[:1].upper() + out[1:] if starts and m.group(0)[:1].isupper() else out
+
+    for rx, form in _OLD_FIRST:
+        text = rx.sub(lambda m, form=form: reword(m, form), text)
+    return text

@@ -101,6 +101,7 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
     previous: Turn | None = None
     humans = {t.speaker for t in turns if t.role == "user"}
     ignore = name_words(humans)
+    chat = any(t.role == "assistant" for t in turns)
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content.strip():
             previous = turn if turn.role in ("user", "assistant") else previous
@@ -109,7 +110,7 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         asked_id = previous.id if asked and previous is not None else ""
         other = next(iter(humans - {turn.speaker}), "") if len(humans) == 2 and turn.role == "user" else ""
         turn_units = [Unit(turn, i, " ".join(sents), at=turn.at or timewin.utcnow(), flags=flags)
-                      for i, (sents, flags) in enumerate(_chunks(turn, ignore))]
+                      for i, (sents, flags) in enumerate(_chunks(turn, ignore, chat))]
         for j, unit in enumerate(turn_units):
             _finish(unit, tz, other, asked if j == 0 else None, known_names)
             if j == 0 and asked and ", asked \"" in unit.fact:
@@ -119,9 +120,10 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
     return units
 
 
-def _chunks(turn: Turn, ignore: set[str]) -> list[tuple[list[str], set[str]]]:
+def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], set[str]]]:
     """A turn's informative sentences, follow-ups joined to the sentence they follow and a short
-    opening heading ("Grant update.") joined to the sentence it announces."""
+    opening heading ("Grant update.") joined to the sentence it announces. In a `chat` with an
+    assistant, a message's short fragments ("Sunday is 20 km now, same pace") are one statement."""
     chunks: list[tuple[list[str], set[str]]] = []
     heading = ""
     raw_sents = sentences(turn.content)
@@ -140,7 +142,7 @@ def _chunks(turn: Turn, ignore: set[str]) -> list[tuple[list[str], set[str]]]:
         size = sum(map(len, last[0])) + len(sent) if last else 0
         follow_up = bool(BACK_REFERENCE.match(sent)) and size < FOLLOW_UP_CHARS
         # Short chat fragments of one message ("Sunday is 20 km now, same pace") are one statement.
-        fragments = last is not None and len(sent) <= FRAGMENT_CHARS and len(last[0][-1]) <= FRAGMENT_CHARS \
+        fragments = chat and last is not None and len(sent) <= FRAGMENT_CHARS and len(last[0][-1]) <= FRAGMENT_CHARS \
             and size <= 2 * FRAGMENT_CHARS
         if last is not None and (follow_up or fragments) and "loop" not in flags and "loop" not in last[1]:
             last[0].append(sent)
@@ -208,7 +210,7 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
     marked = flags - {"request", "number"}
     if sent.rstrip().endswith("?") and "loop" not in flags:
         flags.add("skip")
-    elif not words or not (marked or informative(sent, words, ignore)):
+    elif not (marked or informative(sent, words, ignore)):
         flags.add("skip")
     return flags
 
@@ -217,13 +219,15 @@ def informative(sent: str, words: list[str], ignore: Container[str] = frozenset(
     """A sentence made only of everyday words ("It's all worth it in the end") or of cheering
     ("Congratulations!", "Good progress.") tells memory nothing; one with an uncommon word, a
     name, a number or a time does."""
+    if re.search(r"\d", sent):
+        return True
     telling = [w for w in words if w not in ACKNOWLEDGE]
     if not telling:
         return False
     names = [n for n in proper_names(sent) if n.lower() not in ignore and n.lower() not in ACKNOWLEDGE]
     if re.search(r"\d", sent) or names or len(set(telling)) >= 3:
         return True
-    return len(set(telling)) >= 2 and any(rarity(w) >= 1.0 for w in telling)
+    return any(rarity(w) >= 1.0 for w in telling)
 
 
 def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set[str]) -> None:

@@ -544,6 +544,12 @@ class Index:
         top = top[np.lexsort((top, -scores[top]))]
         return [(snap.vec_ids[i], float(scores[i])) for i in top]
 
+    def file_errors(self) -> list[str]:
+        """Why each file the index skipped was skipped (a topic with broken YAML, say): every
+        reader of the index reports them, not only the one that happened to re-read the file."""
+        return [e for (e,) in self.db.execute("SELECT error FROM files WHERE error IS NOT NULL AND error != '' "
+                                              "ORDER BY path")]
+
     def status(self) -> dict:
         snap = self.snapshot()
         return {"generation": snap.generation, "head": snap.head, "topics": len(snap.topics),

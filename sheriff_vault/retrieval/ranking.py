@@ -97,6 +97,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         index.open()
         if refresh:
             warnings += index.refresh().warnings
+        warnings += index.file_errors()
         snap = index.snapshot()
         window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
         search_text = _search_text(query, window, snap)

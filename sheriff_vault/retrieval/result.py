@@ -147,7 +147,10 @@ class RecallResult:
         for warning in self.warnings:
             out.append(f"warning: {warning}")
         out.append("candidates (score = relevance x (1 + utility_boost) x recency x window):")
-        for c in self.candidates or self.topics:
+        listed = list(self.candidates or self.topics)
+        paths = {c.path for c in listed}
+        listed += [t for t in self.topics if t.path not in paths]  # came in by a related hop only
+        for c in listed:
             s = c.signals
             out.append(f"  {c.score:7.4f}  {c.name[:40]:<40} rel={s.get('relevance', 0):.3f} "
                        f"bm25={s.get('bm25', 0):.3f} emb={s.get('embedding', 0):.3f} alias={s.get('alias', 0):.2f} "
@@ -155,6 +158,9 @@ class RecallResult:
                        f"win={s.get('window', 1):.2f}"
                        + (f" via {s['expanded_from']}" if s.get("expanded_from") else "")
                        + (" [selected]" if s.get("selected") else ""))
+        hops = [t.name for t in self.topics if t.signals.get("expanded_from")]
+        out.append(f"selected: {len(self.topics)} topic(s)" + (
+            f", {len(hops)} of them one related hop from a selected topic ({', '.join(hops)})" if hops else ""))
         return "\n".join(out)
 
     def reply(self, budget: int, *, explain: bool = False, via: str = "process") -> RecallReply:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 ROLES = ("user", "assistant", "system", "tool", "developer")
-MAX_TURN_CHARS = 8 * 1024 * 1024
+MAX_TURN_CHARS = 8 * 1024 * 1024  # the one limit for a turn; packets keep at most packets.TAIL_TURN_CHARS of it
 _HEADING = re.compile(
     r"^## +(?:(?P<date>\d{4}-\d{2}-\d{2})[ T])?(?P<time>\d{1,2}:\d{2}(?::\d{2})?)(?:Z)? +[-–—] +(?P<role>[A-Za-z]+)"
     r"(?:: *(?P<name>[^()\n]+?))? *(?:\((?P<id>[^()\n]+)\))? *$")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -43,8 +44,8 @@ def check_vault(vault: Vault, extra: list[Callable[[Vault, Report], None]] | Non
     """Check config, topics (and the links between them), wake packets, events, conversations, skills."""
     report = Report()
     _check_config(vault, report)
-    topics = _check_topics(vault, report)
-    _check_links(vault, topics, report)
+    topics, unreadable = _check_topics(vault, report)
+    _check_links(vault, topics, unreadable, report)
     _check_wake(vault, report)
     _check_unsafe(vault, topics, report)
     for name in CONTENT_DIRS:
@@ -71,8 +72,11 @@ def _check_config(vault: Vault, report: Report) -> None:
         report.add("vault.yaml", int(line) if line.isdigit() else None, msg + "; fix the spelling or delete it")
 
 
-def _check_topics(vault: Vault, report: Report) -> list[Topic]:
+def _check_topics(vault: Vault, report: Report) -> tuple[list[Topic], set[str]]:
+    """The topics that parse, and the ids and slugs of those that do not (they exist, broken: a
+    link to one is not a missing link, and the file's own problem is reported already)."""
     topics: list[Topic] = []
+    unreadable: set[str] = set()
     store = vault.topics
     for path in store.paths():
         report.checked["topics"] += 1
@@ -80,6 +84,11 @@ def _check_topics(vault: Vault, report: Report) -> list[Topic]:
             topic = store.load(path)
         except VaultError as exc:
             report.add_error(exc, store.rel(path))
+            unreadable.add(path.stem)
+            try:
+                unreadable |= set(re.findall(r"(?m)^id:\s*['\"]?([\w-]+)", path.read_text(errors="replace")))
+            except OSError:
+                pass
             continue
         topics.append(topic)
         report.problems.extend(topic.problems())
@@ -92,11 +101,11 @@ def _check_topics(vault: Vault, report: Report) -> list[Topic]:
             for topic in same:
                 report.add(topic.rel, _key_line(topic, "id"),
                            f"id {topic_id} is used by {len(same)} files ({others}); give all but one a new uuid")
-    return topics
+    return topics, unreadable
 
 
-def _check_links(vault: Vault, topics: list[Topic], report: Report) -> None:
-    ids = {t.id for t in topics} | {t.slug for t in topics}
+def _check_links(vault: Vault, topics: list[Topic], unreadable: set[str], report: Report) -> None:
+    ids = {t.id for t in topics} | {t.slug for t in topics} | unreadable
     for topic in topics:
         for edge in topic.related:
             if edge["id"] not in ids:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sheriff_vault import faults
-from sheriff_vault.errors import VaultError
+from sheriff_vault.errors import TopicExists, VaultError
 from sheriff_vault.store import gitlog, journal
-from sheriff_vault.store.topics import EDGE_TYPES, Topic, fact
+from sheriff_vault.store.topics import EDGE_TYPES, Topic, fact, slugify
 from sheriff_vault.store.vault import Vault
 
 
@@ -25,19 +25,30 @@ class EditResult:
 
 def create_topic(vault: Vault, name: str, *, now: dt.datetime, aliases: Iterable[str] = (),
                  facts: Iterable[str] = (), one_liner: str = "", evergreen: bool = False,
-                 commit: bool = True) -> EditResult:
-    """A new topic file from a name and optional aliases and facts, committed as `topic: new ...`."""
+                 commit: bool = True, force: bool = False) -> EditResult:
+    """A new topic file from a name and optional aliases and facts, committed as `topic: new ...`.
+    A name an existing topic already has is refused (it would silently make `name-2`) unless `force`."""
     name = name.strip()
     if not name:
         raise VaultError("a topic needs a name", hint='vault topic new "Party planning"')
     facts = [f.strip() for f in facts if f.strip()]
     _scan(vault, [name, one_liner, *aliases, *facts])
     with vault.lock():
+        if not force:
+            _refuse_existing(vault, name)
         topic = vault.topics.create(name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen)
         for text in facts:
             topic.add_item(fact(text, now))
         sha = _save(vault, topic, f"topic: new {name}", commit)
     return EditResult(topic, True, sha)
+
+
+def _refuse_existing(vault: Vault, name: str) -> None:
+    low, slug = name.lower(), slugify(name)
+    for topic in vault.topics.iter():
+        if topic.name.lower() == low or topic.slug == slug:
+            raise TopicExists(f"a topic called {topic.name!r} already exists: {topic.rel}",
+                              hint=f"add to it with `vault topic edit {topic.slug}`, or pass --force to make a second one")
 
 
 def commit_edit(vault: Vault, topic: Topic) -> str | None:

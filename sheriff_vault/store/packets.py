@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 PACKET_SCHEMA = 1
+TAIL_TURN_CHARS = 4000  # a tail turn longer than this is cut in the packet (the archive keeps it whole)
 STATUSES = ("idle", "running", "blocked")
 
 
@@ -55,6 +56,15 @@ class WakePacket:
     conversation: str = ""
     compacted_turns: list[str] = field(default_factory=list)
     schema_version: int = PACKET_SCHEMA
+
+    @staticmethod
+    def tail_turn(turn: dict[str, Any]) -> dict[str, Any]:
+        """A turn as a packet keeps it: a huge one cut, so a packet stays small whatever was pasted."""
+        content = str(turn.get("content", ""))
+        if len(content) <= TAIL_TURN_CHARS:
+            return turn
+        cut = len(content) - TAIL_TURN_CHARS
+        return turn | {"content": content[:TAIL_TURN_CHARS] + f" [... {cut} more characters not kept here]"}
 
     def to_json(self) -> dict[str, Any]:
         return {"schema_version": self.schema_version, "slept_at": iso(self.slept_at),
