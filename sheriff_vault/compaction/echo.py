@@ -99,7 +99,8 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
     if sent.rstrip().endswith("?") or ADDS.search(sent):
         return False
     numbers, words = info(sent)
-    if numbers - said_numbers:
+    replaced = info(" ".join(old for _, old in value_pairs(sent)))[0]  # "4 July instead of 27 June"
+    if numbers - said_numbers - replaced:
         return False
     if _new_names(sent, said_names):
         return False

@@ -123,6 +123,7 @@ _INTRO = [
     (re.compile(rf"\b(?:signed up for|registered for|applying for|working on|planning|organi[sz]e|organi[sz]ing|"
                 rf"started|starting|leading|doing|booked|my|our)\s+{_DETERMINER}{_OBJECT}", re.I), "="),
 ]
+_LIGHT_VERBS = frozenset("keep get make take have give help need want try work look feel find tell".split())
 _PREPOSITION = frozenset("""for to from in on at with by of about into onto over after before since until and or but
 because so as than then when while""".split())
 
@@ -137,7 +138,8 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 words = []
                 for w in m["obj"].split():
                     low = w.lower().strip("'’")
-                    if low in _PREPOSITION or low in STOPWORDS or low in ignore or low in GLUE or not w[0].isalpha():
+                    if low in _PREPOSITION or low in STOPWORDS or low in ignore or low in GLUE or not w[0].isalpha() \
+                            or (_VERB_END.search(low) and low not in _ED_NOUNS):
                         break
                     words.append(w.strip("'’"))
                 if not words or any(w.lower() in KIN for w in words) or words[-1].lower().endswith("ly") or \
@@ -167,7 +169,7 @@ def nominal(gerund: str) -> str:
             return noun
     as_gerund = zipf_frequency(gerund, "en")
     for noun in (base + "e", base, base[:-1] if len(base) > 3 and base[-1] == base[-2] else ""):
-        if noun and len(noun) > 3 and zipf_frequency(noun, "en") > max(3.5, as_gerund):
+        if noun and len(noun) > 3 and noun not in _LIGHT_VERBS and zipf_frequency(noun, "en") > max(3.5, as_gerund):
             return noun  # moving -> move, upgrading -> upgrade; painting stays painting
     return ""
 

@@ -49,7 +49,8 @@ now than like exactly least most almost nearly per the a an my our your his her 
 each every new old another max maximum min minimum up down""".split())
 _NOT_SUBJECT = frozenset("""i me we us you he she they it them him her this that there here what which who noted
 updated got asking asked say said says think thought know knew mean guess want wanted need needed plan planned
-planning hope maybe also just then okay ok yes no so and but or if because correction actually instead""".split())
+planning hope maybe also just then okay ok yes no so and but or if because correction actually instead pay paid
+spend spent save saved owe owed charge charged earn earned buy bought sell sold get got""".split())
 _PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
 _VAGUE = frozenset("things thing times lots ways bits kinds sorts stuff others ones".split())
 _RANGE_WORD = re.compile(r"^\s*(?:-|–|to)\s*\d")
@@ -146,13 +147,16 @@ def _subject(left: str) -> str:
     -> long_run. Empty when the clause has none (a pronoun, a verb, a name)."""
     clause = re.split(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b", left)[-1]
     words = re.findall(r"[A-Za-z][\w'-]*", clause)
+    opening = re.match(r"\W*([A-Za-z][\w'-]*)", left)  # a sentence's first word is capitalised, not a name
+    first_word = opening.group(1) if opening and left.strip().startswith(opening.group(1)) else ""
     while words and words[-1].lower() in _LINK:
         words.pop()
     picked: list[str] = []
     for w in reversed(words):
         low = w.lower()
-        if low in _LINK or low in _NOT_SUBJECT or low in STOPWORDS or low in CALENDAR or "'" in low or low in _MEASURES or \
-                not _nounish(low) or (w[:1].isupper() and picked == []) and w.isalpha() and not w.isupper():
+        name = w[:1].isupper() and w.isalpha() and not w.isupper() and w != first_word
+        if low in _LINK or low in _NOT_SUBJECT or low in STOPWORDS or low in CALENDAR or "'" in low or \
+                low in _MEASURES or not _nounish(low) or (name and picked == []):
             break
         picked.insert(0, low)
         if len(picked) == 2:

@@ -87,8 +87,8 @@ def _goal(recent: list[Turn], task: _Task) -> str:
     for turn in reversed(recent[: i + 1]):
         if turn.role != "user":
             continue
-        for sent in sentences(turn.content):
-            if re.search(r"\b(?:need to|want to|have to|going to|plan to|help me|can you|could you|let'?s|"
-                         r"working on|writing|drafting)\b", sent, _I):
+        for sent in reversed(sentences(turn.content)):
+            if sent != task.text and not OPEN.search(sent) and re.search(
+                    r"\b(?:need to|want to|have to|going to|plan to|help me|can you|could you|please|let'?s)\b", sent, _I):
                 return truncate(sent, 160)
     return ""

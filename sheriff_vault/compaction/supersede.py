@@ -59,7 +59,9 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
             new, old = _clean(m["new"]), _clean(m["old"])
             if new and old and new.lower() != old.lower() and (new, old) not in pairs:
                 pairs.append((new, old))
-    return pairs
+    # "4 July instead of 27 June" is also read as "... instead of 27": keep the fullest reading
+    return [(n, o) for n, o in pairs if not any((n, o) != (n2, o2) and o.lower() in o2.lower()
+                                                 and n.lower() in n2.lower() for n2, o2 in pairs)]
 
 
 def _clean(value: str) -> str:

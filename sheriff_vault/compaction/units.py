@@ -56,7 +56,7 @@ INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honest
 # Words that only acknowledge or cheer: a sentence made of them and little else is no fact.
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
-time progress""".split())
+time progress morning evening afternoon night hello hi hey bye goodbye cheers""".split())
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _RANGE = re.compile(r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})(?:st|nd|rd|th)?"
                     r" (?:of )?(?P<mon>" + "|".join(_MONTH_NAMES) + r")\b(?!,? \d{4})", _I)
@@ -64,7 +64,7 @@ _NTH = re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:" + "|".
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
-HEADING_WORDS = 5  # a turn's first sentence this short ("Grant update.") is a heading for the next one
+HEADING_WORDS = 3  # a turn's first sentence this short ("Grant update.") is a heading for the next one
 
 
 @dataclass
@@ -133,7 +133,7 @@ def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], s
             heading = sent.rstrip(".!:")
             continue
         if heading and sent:
-            sent = f"{heading}: {sent[:1].lower() + sent[1:] if sent[1:2].islower() else sent}"
+            sent = f"{heading}: {sent}"
             heading = ""
         flags = flags_of(sent, turn, i, ignore) if sent else {"skip"}
         if "skip" in flags:

@@ -1,0 +1,52 @@
+"""Assistant echoes fold into the user's fact they restate (compaction/echo.py); an assistant turn
+that adds something stays a fact of its own."""
+from __future__ import annotations
+
+import datetime as dt
+
+from sheriff_vault.compaction.echo import fold_echoes
+from sheriff_vault.compaction.units import make_units
+from sheriff_vault.store.buffer import Turn
+
+T0 = dt.datetime(2026, 6, 1, 7, 0, tzinfo=dt.UTC)
+
+
+def talk(*pairs: tuple[str, str]) -> list[Turn]:
+    return [Turn(role, text, T0 + dt.timedelta(minutes=i), f"t{i + 1}", "Sam" if role == "user" else "")
+            for i, (role, text) in enumerate(pairs)]
+
+
+def folded(turns: list[Turn]) -> list[tuple[list[str], str]]:
+    return [(u.turn_ids, u.fact) for u in fold_echoes(make_units(turns, "UTC", set()), turns)]
+
+
+def test_an_echo_is_cited_on_the_users_fact_and_is_no_line_of_its_own():
+    turns = talk(("user", "this Sunday long run is 24 km at 5:40 pace"),
+                 ("assistant", "24 km at 5:40 per km this Sunday, got it."),
+                 ("user", "coach is Ren, plan has 4 runs a week"),
+                 ("assistant", "So Ren coaches you, 4 runs a week."))
+    assert folded(turns) == [(["t1", "t2"], "Sam: This Sunday (7 June 2026) long run is 24 km at 5:40 pace"),
+                             (["t3", "t4"], "Sam: Coach is Ren, plan has 4 runs a week")]
+
+
+def test_an_echo_that_spells_out_a_correction_hands_it_to_the_fact():
+    turns = talk(("user", "the painters are late, so moving day is 4 July now"),
+                 ("assistant", "Updated: moving day is 4 July instead of 27 June, because the painters are late."))
+    [unit] = fold_echoes(make_units(turns, "UTC", set()), turns)
+    assert unit.turn_ids == ["t1", "t2"] and unit.corrects == [("4 July", "27 June")]
+
+
+def test_advice_a_new_number_or_a_new_name_is_no_echo():
+    turns = talk(("user", "We're asking for 8,000 EUR for the rainwater tanks."),
+                 ("assistant", "Three letters of support would look strong for a neighbourhood fund."),
+                 ("user", "The fleet is 220 laptops."),
+                 ("assistant", "At 40 a weekend that is six weekends."),
+                 ("user", "Katrin is my physio."),
+                 ("assistant", "Noted: Katrin at the Mitte clinic."))
+    assert [ids for ids, _ in folded(turns)] == [["t1"], ["t2"], ["t3"], ["t4"], ["t5"], ["t6"]]
+
+
+def test_encouragement_that_says_nothing_new_is_dropped():
+    turns = talk(("user", "They met at a climbing gym, she caught his fall."),
+                 ("assistant", "Nice: the climbing gym where she caught his fall. Carry on with that part."))
+    assert folded(turns) == [(["t1", "t2"], "Sam: They met at a climbing gym, she caught his fall.")]

@@ -1,0 +1,43 @@
+"""Titles a person would give (compaction/naming.py): the subject, not a name or a number inside it."""
+from __future__ import annotations
+
+import pytest
+
+from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, possessive
+
+
+@pytest.mark.parametrize("first_turn,title", [
+    ("First the fun one: I'm going to Japan for two weeks in May.", "Japan trip"),
+    ("We're migrating our main database from Postgres 12 to Postgres 16.", "database migration"),
+    ("and the third thing: we're renovating the kitchen. the current one is old", "kitchen renovation"),
+    ("oh and BIG news. we're adopting a dog", "dog adoption"),
+    ("signed up for the Cologne half marathon. 18 october", "Cologne half marathon"),
+    ("second thing, completely unrelated: my tax return for 2025.", "tax return"),
+    ("And at home I promised to repaint the garden shed before Easter.", "garden shed"),
+])
+def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_turn: str, title: str):
+    assert intro_titles(first_turn, set())[0] == title
+
+
+@pytest.mark.parametrize("first_turn", ["My daughter Emma turns 7 next week.", "Our Octavia is due for a service.",
+                                        "I need help keeping my week organised."])
+def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
+    assert intro_titles(first_turn, set()) == []
+
+
+def test_gerunds_become_the_nouns_english_has_for_them():
+    assert [nominal(g) for g in ("migrating", "renovating", "adopting", "upgrading", "moving", "painting")] == \
+        ["migration", "renovation", "adoption", "upgrade", "move", ""]
+
+
+def test_the_title_is_what_recurs_not_the_rarest_name():
+    texts = ["The stag weekend is in Hamburg, 9 guys.", "Booked the stag apartment in St. Pauli.",
+             "Katrin thinks the stag dinner should be near the Fischmarkt.", "Stag budget is 350 EUR per person."]
+    other = [["The long run is 24 km.", "Ren changed the long run to 20 km."]]
+    title = name_subject(texts, other, set())
+    assert title.name.startswith("Stag") and "Katrin" not in title.name
+
+
+def test_where_two_people_talk_a_persons_subject_takes_their_name():
+    assert possessive("Melanie", "pottery class") == "Melanie's pottery class"
+    assert possessive("Caroline", "LGBTQ support group") == "Caroline's LGBTQ support group"

@@ -1,0 +1,47 @@
+"""Unfinished work at the end of a conversation (compaction/progress.py), in either voice."""
+from __future__ import annotations
+
+import datetime as dt
+
+from sheriff_vault.compaction.progress import in_progress
+from sheriff_vault.store.buffer import Turn
+
+T0 = dt.datetime(2026, 6, 4, 18, 0, tzinfo=dt.UTC)
+
+
+def talk(*pairs: tuple[str, str], start: dt.datetime = T0) -> list[Turn]:
+    return [Turn(role, text, start + dt.timedelta(minutes=i), f"t{i + 1}") for i, (role, text) in enumerate(pairs)]
+
+
+def test_the_person_in_the_middle_of_something_is_running_work():
+    got = in_progress(talk(("user", "I need to write the best man speech for Daniel."),
+                           ("assistant", "Four parts: intro, a story, how they met, a toast."),
+                           ("user", "I'm in the middle of writing it right now. Now on the part about how they met."),
+                           ("assistant", "One specific detail works better than a summary.")))
+    assert got.status == "running" and "how they met" in got.resume_hint
+    assert "speech" in got.resume_hint
+
+
+def test_the_assistant_halfway_through_is_running_work():
+    got = in_progress(talk(("user", "Please draft the deploy workflow for the billing service."),
+                           ("assistant", "I'm halfway through drafting the deploy workflow; I'll continue with it next.")))
+    assert got.status == "running" and "deploy workflow" in got.resume_hint
+
+
+def test_finished_work_clears_it():
+    got = in_progress(talk(("user", "I'm writing the project description this week."),
+                           ("assistant", "Good."),
+                           ("user", "Done: submitted the application today, nothing more to do until November.")))
+    assert got.status == "idle"
+
+
+def test_an_older_day_of_talk_is_not_the_task_at_hand():
+    old = talk(("user", "I'm in the middle of repainting the shed."), start=T0 - dt.timedelta(days=2))
+    new = talk(("user", "The cake is ordered."), ("assistant", "Enjoy the party!"))
+    assert in_progress(old + [Turn(t.role, t.content, t.at, f"n{i}") for i, t in enumerate(new)]).status == "idle"
+
+
+def test_waiting_on_the_person_is_blocked():
+    got = in_progress(talk(("user", "Deploy the fix to staging."),
+                           ("assistant", "I need your approval for the production database migration before I go on.")))
+    assert got.status == "blocked"

@@ -1,0 +1,86 @@
+"""Corrections supersede (compaction/supersede.py): the newer value is current, the older one is
+struck through with the day it was replaced; a value that only looks alike is left alone."""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from sheriff_vault.compaction.supersede import current_first, supersede, value_pairs
+from sheriff_vault.compaction.units import make_units
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.store.items import Citation, Item
+from sheriff_vault.store.topics import Topic, new_topic
+
+T0 = dt.datetime(2026, 3, 9, 9, 0, tzinfo=dt.UTC)
+CONV = "conversations/2026/03/09/090000-a.md"
+
+
+@pytest.mark.parametrize("text,pairs", [
+    ("The corrected quote is 21,900, not 18,400.", [("21,900", "18,400")]),
+    ("Moving day is 4 July instead of 27 June.", [("4 July", "27 June")]),
+    ("Shed: not sage green but dark blue, the green looked grey.", [("dark blue", "sage green")]),
+    ("They moved the cutover from 21 March to 28 March.", [("28 March", "21 March")]),
+    ("She's called Luna now, not Pepa.", [("called Luna", "Pepa")]),
+    ("Reverse replication from 16 to 12 at cutover.", []),  # a direction, not a change
+    ("We're asking for 8,000 EUR.", []),
+])
+def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
+    assert value_pairs(text) == pairs
+
+
+@pytest.mark.parametrize("text,reworded", [
+    ("Not sage green but dark blue, the green looked grey.", "Dark blue, not sage green, the green looked grey."),
+    ("the cutover moved from 21 March to 28 March", "the cutover moved to 28 March (from 21 March)"),
+    ("The fleet is 236 laptops, not 220.", "The fleet is 236 laptops, not 220."),
+])
+def test_a_correction_is_worded_current_value_first(text: str, reworded: str):
+    assert current_first(text) == reworded
+
+
+def topic_with(tmp_path: Path, *facts: tuple[str, str, dt.datetime]) -> Topic:
+    topic = new_topic(tmp_path / "t.md", "Japan trip", now=T0)
+    for turn_id, text, at in facts:
+        topic.add_item(Item("fact", text, at.strftime("%Y-%m-%d"), (Citation(CONV, (turn_id,)),)))
+    return topic
+
+
+def units_of(turn_id: str, text: str, at: dt.datetime) -> list:
+    return make_units([Turn("user", text, at, turn_id, "Lena")], "UTC", set())
+
+
+def test_an_explicit_correction_strikes_the_old_fact_with_the_day(tmp_path: Path):
+    later = T0 + dt.timedelta(days=2)
+    new = "Budget is 4500 EUR now, not 4000."
+    topic = topic_with(tmp_path, ("t1", "Lena: Total budget is 4000 EUR for everything.", T0),
+                       ("t2", "Lena: Flights cost 1,100 EUR.", T0), ("t9", f"Lena: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-11")
+    assert [text for text, _ in struck] == ["Lena: Total budget is 4000 EUR for everything."]
+    lines = topic.body.text.splitlines()
+    assert "- 2026-03-09 — ~~Lena: Total budget is 4000 EUR for everything.~~ (superseded 2026-03-11) " \
+           f"[t1](../{CONV})" in lines
+    assert [i.superseded for i in topic.facts] == ["2026-03-11", "", ""]
+
+
+def test_the_same_quantity_with_change_language_supersedes_without_saying_not(tmp_path: Path):
+    later = T0 + dt.timedelta(days=1)
+    topic = topic_with(tmp_path, ("t1", "Lena: The hotel is 6 nights in Shinjuku.", T0),
+                       ("t5", "Lena: We changed it, the hotel is 7 nights now.", later))
+    struck = supersede(topic, units_of("t5", "We changed it, the hotel is 7 nights now.", later), "2026-03-10")
+    assert [text for text, _ in struck] == ["Lena: The hotel is 6 nights in Shinjuku."]
+
+
+def test_a_different_value_of_another_thing_is_left_alone(tmp_path: Path):
+    later = T0 + dt.timedelta(days=1)
+    topic = topic_with(tmp_path, ("t1", "Lena: The hotel is 6 nights in Shinjuku.", T0),
+                       ("t5", "Lena: Kyoto gets 4 nights.", later))
+    assert supersede(topic, units_of("t5", "Kyoto gets 4 nights.", later), "2026-03-10") == []
+    assert not any(i.superseded for i in topic.facts)
+
+
+def test_a_new_number_marks_the_old_one_superseded_in_numbers(tmp_path: Path):
+    topic = new_topic(tmp_path / "t.md", "Japan trip", now=T0)
+    topic.add_number("budget", 4000, "EUR", T0, "Lena", 0.8)
+    topic.add_number("budget", 4500, "EUR", T0 + dt.timedelta(days=2), "Lena", 0.8)
+    assert [(n["value"], n.get("superseded")) for n in topic.numbers] == [(4000, "2026-03-11"), (4500, None)]

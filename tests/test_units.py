@@ -1,0 +1,84 @@
+"""Turns to facts (compaction/units.py): what is kept, how it reads, and how its time is written out.
+Every expected string is written out by hand."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sheriff_vault.compaction.units import annotate_times, make_units
+from sheriff_vault.store.buffer import Turn
+
+
+def at(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
+    turns = [Turn(role, c, at("2026-03-09T10:00:00Z") + dt.timedelta(minutes=i), f"t{i + 1}", name)
+             for i, c in enumerate(contents)]
+    return [u.fact for u in make_units(turns, "UTC", set())]
+
+
+@pytest.mark.parametrize("said,when,written", [
+    # a date without a year gets its year, once, and it is the next one for a plan
+    ("The cutover was moved to 18 March.", "2026-03-09T10:00:00Z", "The cutover was moved to 18 March 2026."),
+    ("We fly to Osaka on 19 April.", "2026-03-02T10:00:00Z", "We fly to Osaka on 19 April 2026."),
+    ("Berlin, 27 September. goal is sub 3:30", "2026-06-01T07:00:00Z", "Berlin, 27 September 2026. goal is sub 3:30"),
+    ("We went to Lisbon on 19 April.", "2026-05-02T10:00:00Z", "We went to Lisbon on 19 April 2026."),
+    ("We went to Lisbon on 19 December.", "2026-03-02T10:00:00Z", "We went to Lisbon on 19 December 2025."),
+    # a date that already has its year is left alone: no "18 December (18 December 2026)"
+    ("Handover on 18 December 2026.", "2026-11-01T10:00:00Z", "Handover on 18 December 2026."),
+    # a range gets its year once, both ends kept
+    ("The stag is 10-12 July, Hamburg.", "2026-06-01T10:00:00Z", "The stag is 10-12 July 2026, Hamburg."),
+    # a weekday deadline and "the 23rd" get their day
+    ("Send the papers by Thursday.", "2026-03-09T10:00:00Z", "Send the papers by Thursday (12 March 2026)."),
+    ("She needs everything by the 23rd.", "2026-04-16T10:00:00Z",
+     "She needs everything by the 23rd (23 April 2026)."),
+    ("Due the 3rd, please.", "2026-04-16T10:00:00Z", "Due the 3rd (3 May 2026), please."),
+    # relative time keeps its day in brackets
+    ("I went to the support group yesterday.", "2023-05-08T13:56:00Z",
+     "I went to the support group yesterday (7 May 2023)."),
+])
+def test_times_are_written_out_against_the_turns_own_time(said: str, when: str, written: str):
+    assert annotate_times(said, at(when), "UTC")[0] == written
+
+
+def test_a_past_event_named_by_a_relative_day_is_dated_that_day():
+    _, hint, event_day = annotate_times("I went to the support group yesterday.", at("2023-05-08T13:56:00Z"), "UTC")
+    assert event_day == hint == at("2023-05-07T00:00:00Z")
+
+
+def test_cheering_and_greetings_are_no_facts_but_a_short_answer_is():
+    got = facts("Congratulations!", "Evening.", "Good progress.", "The mentoring is going great!",
+                "Got it, thanks", "Pepa is a greyhound.")
+    assert got == ["Sam: The mentoring is going great!", "Sam: Pepa is a greyhound."]
+
+
+def test_a_short_opening_heading_joins_the_sentence_it_announces():
+    got = facts("Grant update. Petra redid the budget table, so we're asking for 9,500 EUR.")
+    assert got == ["Sam: Grant update: Petra redid the budget table, so we're asking for 9,500 EUR."]
+
+
+def test_chat_written_in_lower_case_still_splits_into_sentences():
+    got = facts("the deploy jobs are the scary ones. in jenkins a release manager clicks a promote button. "
+                "how do we do that in actions?")
+    assert got == ["Sam: The deploy jobs are the scary ones.",
+                   "Sam: In jenkins a release manager clicks a promote button."]
+
+
+def test_short_fragments_of_one_message_are_one_fact_in_a_chat_with_an_assistant():
+    turns = [Turn("user", "Ren changed the long run. Sunday is 20 km now, same pace", at("2026-06-03T10:00:00Z"), "t1",
+                  "Sam"),
+             Turn("assistant", "Updated.", at("2026-06-03T10:01:00Z"), "t2")]
+    assert [u.fact for u in make_units(turns, "UTC", set())] == [
+        "Sam: Ren changed the long run. Sunday is 20 km now, same pace"]
+
+
+def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
+    turns = [Turn("user", "The budget is 4000 EUR for the whole trip.", at("2026-03-09T10:00:00Z"), "t1", "Lena"),
+             Turn("assistant", "A rail pass for 14 days costs about 450 EUR per person.", at("2026-03-09T10:01:00Z"),
+                  "t2", "assistant")]
+    assert [u.fact for u in make_units(turns, "UTC", set())] == [
+        "Lena: The budget is 4000 EUR for the whole trip.",
+        "Assistant: A rail pass for 14 days costs about 450 EUR per person."]
