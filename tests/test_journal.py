@@ -24,7 +24,9 @@ def write(vault: Vault, files: dict[str, bytes | None]) -> None:
 def test_a_transaction_commits_every_file_once_with_its_trailer(vault: Vault):
     files = files_of(vault, a="alpha\n", b="beta\n")
     before = commit_count(vault.root)
-    with journal.transaction(vault, "edit", files) as tx:
+    # held as the docstring asks: the post-commit hook's own `vault` process would otherwise
+    # take the lock and finish this landed change under our feet (a race CI once lost)
+    with vault.lock(), journal.transaction(vault, "edit", files) as tx:
         assert vault.journal_path.exists()
         write(vault, files)
         sha = tx.commit("edit: two topics", list(files))
@@ -42,7 +44,7 @@ def test_an_error_inside_rolls_every_file_back_and_says_so(vault: Vault):
     (vault.root / "topics" / "a.md").write_text("my uncommitted edit\n")
     files = files_of(vault, a="sleep's version\n", b="new topic\n")
     with pytest.raises(RuntimeError) as info:
-        with journal.transaction(vault, "sleep", files):
+        with vault.lock(), journal.transaction(vault, "sleep", files):
             write(vault, files)
             raise RuntimeError("disk full")
     assert (vault.root / "topics" / "a.md").read_text() == "my uncommitted edit\n"  # not git's version
@@ -63,12 +65,13 @@ def test_recover_rolls_back_a_change_that_died_before_its_commit(vault: Vault):
 def test_recover_finishes_a_change_whose_commit_landed(vault: Vault):
     append_turns(vault, [Turn("user", f"turn {i}", NOW, f"t{i}") for i in range(1, 5)], NOW)
     files = files_of(vault, d="slept\n")
-    journal.begin(vault, "dead2", files, ["t1", "t2"], kind="sleep")
-    write(vault, files)
-    git(vault.root, "add", *files)
-    git(vault.root, "commit", "-qm", f"sleep: d\n\n{journal.trailer('sleep', 'dead2')}")
-    # ... killed before trimming the buffer
-    notice = journal.recover(vault)
+    with vault.lock():  # else the commit's post-commit hook could finish it first
+        journal.begin(vault, "dead2", files, ["t1", "t2"], kind="sleep")
+        write(vault, files)
+        git(vault.root, "add", *files)
+        git(vault.root, "commit", "-qm", f"sleep: d\n\n{journal.trailer('sleep', 'dead2')}")
+        # ... killed before trimming the buffer
+        notice = journal.recover(vault)
     assert notice and notice.startswith("finished a sleep that was interrupted after its commit")
     assert [t.id for t in load_buffer(vault)] == ["t3", "t4"]
     assert (vault.root / "topics" / "d.md").read_text() == "slept\n"
@@ -93,7 +96,7 @@ def test_an_unreadable_journal_is_removed_with_a_notice(vault: Vault):
 def test_merged_records_a_person_s_edit_so_a_rollback_gives_it_back(vault: Vault):
     files = files_of(vault, f="ours\n")
     with pytest.raises(KeyError):
-        with journal.transaction(vault, "sleep", files) as tx:
+        with vault.lock(), journal.transaction(vault, "sleep", files) as tx:
             write(vault, files)
             tx.merged("topics/f.md", b"theirs\n", b"ours and theirs\n")
             (vault.root / "topics" / "f.md").write_text("ours and theirs\n")
