@@ -70,20 +70,20 @@ def plain_date(answer: Any) -> tuple[str, int, int | None, int | None] | None:
 
 
 def date_spellings(kind: str, year: int, month: int | None, day: int | None) -> list[str]:
+    """Regular expressions for the ways a context can state the gold date; a month or year
+    answer is also stated by any day inside it ("2023-02-08" states "February 2023")."""
     if kind == "year":
         return [str(year)]
+    assert month is not None
     name = MONTHS[month - 1]
     if kind == "month":
-        return [f"{name} {year}", f"{year}-{month:02d}"]
-    return [f"{day} {name} {year}", f"{name} {day} {year}", f"{year}-{month:02d}-{day:02d}"]
+        return [rf"(?:\d{{1,2}} )?{name} {year}", rf"{name} \d{{1,2}} {year}", rf"{year}-{month:02d}(?:-\d{{2}})?"]
+    return [rf"{day} {name} {year}", rf"{name} {day} {year}", rf"{year}-{month:02d}-{day:02d}"]
 
 
 def has_date(context: str, gold: tuple[str, int, int | None, int | None]) -> bool:
     text = " ".join(context.lower().replace(",", " ").split())
-    for spelling in date_spellings(*gold):
-        if re.search(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", text):
-            return True
-    return False
+    return any(re.search(rf"(?<![\w-]){spelling}(?![\w-])", text) for spelling in date_spellings(*gold))
 
 
 @dataclass
@@ -91,6 +91,7 @@ class MethodScores:
     recall: dict[int, dict[int, list[float]]] = field(default_factory=dict)
     temporal: list[bool] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
+    shown: list[tuple[int, int, int]] = field(default_factory=list)  # (category, facts, topics) at 2000
 
     def add(self, budget: int, category: int, value: float) -> None:
         self.recall.setdefault(budget, {}).setdefault(category, []).append(value)
@@ -210,6 +211,10 @@ def run(folder: Path, *, limit_sessions: int | None = None, limit_questions: int
                 methods["vault"].add(budget, q["category"], len(evidence & cited_ids(text)) / len(evidence))
                 if budget == 2000 and gold:
                     methods["vault"].temporal.append(has_date(text, gold))
+                if budget == 2000:
+                    lines = text.splitlines()
+                    methods["vault"].shown.append((q["category"], sum(1 for x in lines if x.startswith("- ")),
+                                                   sum(1 for x in lines if x.startswith("## ") and "Earlier" not in x)))
             for name, rank in (("bm25", raw.bm25), ("dense", raw.dense), ("fusion", raw.fusion)):
                 started = time.perf_counter()
                 ranking = rank(q["question"])
@@ -256,6 +261,12 @@ def _report(methods: dict[str, MethodScores], conversations: list[dict]) -> dict
             "temporal_questions": len(m.temporal),
             "latency_ms": {"p50": 1000 * _pct(m.latency, 0.5), "p95": 1000 * _pct(m.latency, 0.95)},
         }
+        if m.shown:
+            single = [f for c, f, _ in m.shown if CATEGORIES[c] == "single-hop"]
+            out["methods"][name]["answer_size"] = {
+                "facts_mean": statistics.mean(f for _, f, _ in m.shown),
+                "topics_mean": statistics.mean(t for _, _, t in m.shown),
+                "single_hop_facts_median": statistics.median(single) if single else float("nan")}
     return out
 
 
@@ -281,7 +292,13 @@ def report_markdown(report: dict) -> str:
 
 
 def summary_lines(report: dict) -> list[str]:
-    return [f"{name}: evidence recall @1000 {m['recall']['1000']['overall']:.3f}, "
-            f"@2000 {m['recall']['2000']['overall']:.3f}, "
-            f"@4000 {m['recall']['4000']['overall']:.3f}; temporal check {m['temporal_check']:.3f}"
-            for name, m in report["methods"].items()]
+    out = [f"{name}: evidence recall @1000 {m['recall']['1000']['overall']:.3f}, "
+           f"@2000 {m['recall']['2000']['overall']:.3f}, "
+           f"@4000 {m['recall']['4000']['overall']:.3f}; temporal check {m['temporal_check']:.3f}"
+           for name, m in report["methods"].items()]
+    for name, m in report["methods"].items():
+        if "answer_size" in m:
+            a = m["answer_size"]
+            out.append(f"{name}: answer @2000 shows {a['facts_mean']:.1f} facts under {a['topics_mean']:.1f} topics "
+                       f"on average; median single-hop answer {a['single_hop_facts_median']:.0f} facts")
+    return out

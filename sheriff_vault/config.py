@@ -36,7 +36,8 @@ class Weights:
 class RetrievalSettings:
     light_k: int = 6
     deep_k: int = 16
-    facts_per_topic: int = 6
+    facts_per_topic: int = 0
+    fact_floor: float = 0.1
     budget: int = 4000
     tau_days: float = 45.0
     recency_floor: float = 0.5
@@ -46,7 +47,7 @@ class RetrievalSettings:
     outside_window: float = 0.35
     low_confidence: float = 0.45
     close_margin: float = 0.02
-    mmr_lambda: float = 0.75
+    mmr_lambda: float = 0.85
 
 
 @dataclass
@@ -117,7 +118,8 @@ _RULES: dict[str, tuple[Any, str]] = {
     "embedding.batch_size": (lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
     "retrieval.light_k": (lambda v: 1 <= v <= 50, "an integer from 1 to 50"),
     "retrieval.deep_k": (lambda v: 1 <= v <= 200, "an integer from 1 to 200"),
-    "retrieval.facts_per_topic": (lambda v: 1 <= v <= 100, "an integer from 1 to 100"),
+    "retrieval.facts_per_topic": (lambda v: 0 <= v <= 100, "an integer from 0 (no cap) to 100"),
+    "retrieval.fact_floor": (lambda v: 0 <= v < 1, "a number from 0 (no floor) to below 1"),
     "retrieval.budget": (lambda v: v >= 200, "at least 200 characters"),
     "retrieval.tau_days": (lambda v: v > 0, "a positive number of days"),
     "retrieval.recency_floor": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),

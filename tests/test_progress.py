@@ -45,3 +45,11 @@ def test_waiting_on_the_person_is_blocked():
     got = in_progress(talk(("user", "Deploy the fix to staging."),
                            ("assistant", "I need your approval for the production database migration before I go on.")))
     assert got.status == "blocked"
+
+
+def test_a_step_in_progress_with_its_next_step_names_both_and_the_request():
+    got = in_progress(talk(("user", "Keep going with step 5, updating topics minimally."),
+                           ("assistant", "Working on step 5 now: appending facts without duplicates."),
+                           ("assistant", "Step 5 is in progress and its tests pass. Next step: write the graph edges.")))
+    assert got.status == "running"
+    assert got.resume_hint.startswith("Goal: Keep going with step 5") and "Next step: write the graph edges" in got.resume_hint

@@ -188,9 +188,12 @@ def test_store_lookup_by_id_slug_name_alias(vault, invoke):
         store.get("the moon")
 
 
-def test_same_name_twice_gets_two_files_and_lookup_is_ambiguous(vault, invoke):
-    invoke("topic", "new", "Party", "--vault", vault.root)
-    invoke("topic", "new", "Party", "--vault", vault.root)
+def test_same_name_twice_is_refused_unless_forced_then_lookup_is_ambiguous(vault, invoke):
+    assert invoke("topic", "new", "Party", "--vault", vault.root).exit_code == 0
+    refused = invoke("topic", "new", "Party", "--vault", vault.root)
+    assert refused.exit_code != 0 and "party.md" in refused.output and "--force" in refused.output
+    assert [p.name for p in vault.topics.paths() if p.suffix == ".md"] == ["party.md"]
+    assert invoke("topic", "new", "Party", "--force", "--vault", vault.root).exit_code == 0
     assert sorted(p.name for p in vault.topics.paths() if p.suffix == ".md") == ["party-2.md", "party.md"]
     with pytest.raises(AmbiguousTopic):
         vault.topics.get("Party", topics=vault.topics.all())

@@ -115,7 +115,7 @@ def targets_from(snap: Snapshot) -> list[Target]:
         bare = re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", topic.name) if owner else ""
         core = {c for c in [norm(bare)] if bare and specific(c)}
         entities = set(content_words(" ".join([topic.name, *topic.aliases])))
-        dates = [d for d in (topic.last_seen_at, *(parse_time(a) for a, _ in topic.item_windows[-20:])) if d]
+        dates = [d for d in (topic.last_seen_at, *(parse_time(w[0]) for w in topic.item_windows[-20:])) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
         out.append(Target(path, topic.topic_id, names | core, entities, dates, vecs, owner=owner_of(topic.name),
                           one_liner=heads.get(path, -1), size=len(rows.get(path, []))))

@@ -103,9 +103,11 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
             break
     names = Counter(n for text in texts for n in proper_names(text) if not set(n.lower().split()) & ignore)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
-    aliases = [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
-    aliases += [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0
-                and n.lower() not in WEAK and n.lower() not in _NUMBER_WORDS]
+    proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0
+              and n.lower() not in WEAK and n.lower() not in _NUMBER_WORDS]
+    # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
+    aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
+    aliases += proper[2:]
     return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen)
 
 

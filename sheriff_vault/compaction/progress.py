@@ -22,7 +22,8 @@ OPEN = re.compile(
     r"i'?ll (?:continue|carry on|pick (?:it|this|that) up|get back to|finish)|"
     r"(?:continue|carry on|keep going|pick up) (?:with|on) (?:that|this|it)\b.{0,20}\b(?:next|tomorrow|later)|"
     r"now on (?:the|step|part)|continuing (?:with|on)|haven'?t (?:finished|done)|not (?:done|finished) (?:yet|with)|"
-    r"left to (?:do|write|finish)|getting back to|will continue)\b", _I)
+    r"left to (?:do|write|finish)|getting back to|will continue|(?:is|are) (?:still )?in progress|"
+    r"next step\b|(?:^|now )working on|keep going with)\b", _I)
 BLOCKED = re.compile(r"\b(?:blocked (?:on|by)|waiting (?:for|on) (?:you|your)|need (?:you|your) to|can'?t proceed|"
                      r"cannot proceed|need (?:your )?(?:permission|approval|access|password|answer))\b", _I)
 DONE = re.compile(
@@ -64,7 +65,7 @@ def in_progress(turns: list[Turn]) -> InProgress:
     if not tasks:
         return InProgress()
     task = tasks[-1]
-    goal = _goal(recent, task)
+    goal = _goal(recent, task) or next((t.text for t in tasks if t.text != task.text), "")
     hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
                                 f"Where it stopped ({task.turn.speaker}): {task.text}") if p)
     return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
@@ -88,7 +89,7 @@ def _goal(recent: list[Turn], task: _Task) -> str:
         if turn.role != "user":
             continue
         for sent in reversed(sentences(turn.content)):
-            if sent != task.text and not OPEN.search(sent) and re.search(
-                    r"\b(?:need to|want to|have to|going to|plan to|help me|can you|could you|please|let'?s)\b", sent, _I):
+            if sent != task.text and re.search(r"\b(?:need to|want to|have to|going to|plan to|help me|can you|"
+                                               r"could you|please|let'?s|keep going|continue|go on)\b", sent, _I):
                 return truncate(sent, 160)
     return ""

@@ -65,13 +65,19 @@ class Doc:
     def when(self) -> dt.datetime | None:
         return parse_time(self.date) if self.date else None
 
-    def windows(self) -> list[tuple[dt.datetime, dt.datetime]]:
-        """The day it is dated, and every date it mentions: what a time window can match."""
+    def event_windows(self) -> list[tuple[dt.datetime, dt.datetime]]:
+        """The dates of the event it reports, when it names them ("yesterday (7 May 2023)")."""
         out = [(parse_time(a), parse_time(b)) for a, b in self.mentioned]
-        when = self.when
-        if when:
-            out.append((when, when + dt.timedelta(days=1)))
         return [(a, b) for a, b in out if a and b]
+
+    def windows(self, said: bool = False) -> list[tuple[dt.datetime, dt.datetime]]:
+        """What a time window matches: the event's dates when it names them, else the day it was
+        said; with `said`, always the day it was said ("before you slept" is about talk)."""
+        out = [] if said else self.event_windows()
+        when = self.when
+        if when and not out:
+            out.append((when, when + dt.timedelta(days=1)))
+        return out
 
     def row(self) -> tuple:
         return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
@@ -134,7 +140,7 @@ class TopicRow:
     related: list[dict]
     skills: list[str]
     constraints: int
-    item_windows: list[list[str]]
+    item_windows: list[list]  # [start, end, EVENT | SAID | SAID_ONLY]
 
     def row(self) -> tuple:
         d = asdict(self)
@@ -146,6 +152,9 @@ class TopicRow:
     @cached_property
     def last_seen_at(self) -> dt.datetime | None:
         return parse_time(self.last_seen)
+
+
+EVENT, SAID, SAID_ONLY = 0, 1, 2  # an item's event dates; the day an item was said that names none; ... that names some
 
 
 TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "first_seen", "last_seen", "utility",
@@ -189,7 +198,7 @@ def topic_docs(topic: Topic) -> FileDocs:
     head = " — ".join(p for p in (topic.name, topic.one_liner) if p)
     out.docs.append(Doc(f"{rel}#topic", "topic", rel, rel, head, names, last, 0))
     constraints = 0
-    windows: set[tuple[str, str]] = set()
+    windows: set[tuple[str, str, int]] = set()
     for item in topic.items():
         when = item.when
         date = iso(when) if when else ""
@@ -197,7 +206,9 @@ def topic_docs(topic: Topic) -> FileDocs:
             constraints += 1
         doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
                   [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text), item.superseded)
-        windows |= {(iso(a), iso(b)) for a, b in doc.windows()}
+        windows |= {(iso(a), iso(b), EVENT) for a, b in doc.event_windows()}
+        if when:
+            windows.add((date, iso(when + dt.timedelta(days=1)), SAID_ONLY if doc.mentioned else SAID))
         out.docs.append(doc)
     for line, text in topic.body.prose():
         out.docs.append(Doc(f"{rel}#L{line}", "note", rel, rel, text, names, last, line, [], False,

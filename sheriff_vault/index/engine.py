@@ -49,7 +49,7 @@ from sheriff_vault.text import STOPWORDS
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9  # 9: an item names its event dates when it has them, else the day said
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 Progress = Callable[[str, int, int], None]

@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from sheriff_vault.index.docs import Doc, EventRow, TopicRow, speaker_of
+from sheriff_vault.index.docs import EVENT, SAID, SAID_ONLY, Doc, EventRow, TopicRow, speaker_of
 from sheriff_vault.text import norm
 
 
@@ -105,6 +105,7 @@ class TimeTable:
     item_topic: np.ndarray
     item_start: np.ndarray
     item_end: np.ndarray
+    item_kind: np.ndarray  # docs.EVENT, SAID or SAID_ONLY
     event_topic: np.ndarray
     event_at: np.ndarray
 
@@ -121,21 +122,26 @@ class TimeTable:
         paths = sorted(snap.topics)
         index = {p: i for i, p in enumerate(paths)}
         last = [t.last_seen_at.timestamp() if t.last_seen_at else np.nan for t in (snap.topics[p] for p in paths)]
-        items = [(i, epoch(a), epoch(b)) for i, p in enumerate(paths) for a, b in snap.topics[p].item_windows]
+        items = [(i, epoch(w[0]), epoch(w[1]), w[2] if len(w) > 2 else SAID)
+                 for i, p in enumerate(paths) for w in snap.topics[p].item_windows]
         events = [(index[e.topic_path], epoch(e.at)) for e in snap.events if e.topic_path in index]
-        items_arr = np.array(items, dtype=np.float64).reshape(-1, 3)
+        items_arr = np.array(items, dtype=np.float64).reshape(-1, 4)
         events_arr = np.array(events, dtype=np.float64).reshape(-1, 2)
         return cls(paths, np.array(last, dtype=np.float64), items_arr[:, 0].astype(np.int64), items_arr[:, 1],
-                   items_arr[:, 2], events_arr[:, 0].astype(np.int64), events_arr[:, 1])
+                   items_arr[:, 2], items_arr[:, 3].astype(np.int8), events_arr[:, 0].astype(np.int64),
+                   events_arr[:, 1])
 
-    def topics_in(self, start: dt.datetime | None, end: dt.datetime | None) -> set[str]:
-        """Topics last seen in [start, end), with a dated item overlapping it, or an event in it."""
+    def topics_in(self, start: dt.datetime | None, end: dt.datetime | None, said: bool = False) -> set[str]:
+        """Topics last seen in [start, end), with an item overlapping it (by the event's dates when
+        it names them, else the day said; with `said`, by the day said), or a sleep event in it."""
         s = start.timestamp() if start else -np.inf
         e = end.timestamp() if end else np.inf
         hit = np.zeros(len(self.paths), dtype=bool)
+        kinds = (SAID, SAID_ONLY) if said else (EVENT, SAID)
         with np.errstate(invalid="ignore"):
             hit |= (self.last_seen >= s) & (self.last_seen < e)
-            hit[self.item_topic[(self.item_start < e) & (self.item_end > s)]] = True
+            overlap = (self.item_start < e) & (self.item_end > s) & np.isin(self.item_kind, kinds)
+            hit[self.item_topic[overlap]] = True
             hit[self.event_topic[(self.event_at >= s) & (self.event_at < e)]] = True
         return {self.paths[i] for i in np.flatnonzero(hit)}
 

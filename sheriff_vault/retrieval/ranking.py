@@ -19,8 +19,9 @@ from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
-from sheriff_vault.retrieval.result import FactHit, RecallResult, TopicHit
+from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
+from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.text import excerpt, norm
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is h
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
 TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
+AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
+HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
+MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
@@ -50,30 +54,6 @@ def without_people(text: str, people: set[str]) -> str:
         return text
     out = re.sub(r"\b(" + "|".join(map(re.escape, people)) + r")(?:'s)?\b", " ", text, flags=re.I)
     return " ".join(out.split()) or text
-
-
-_VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|the other day|a (?:few|couple)|several|a while)\b", re.I)
-
-
-def soft_window(window: timewin.Window) -> bool:
-    """"recently", "lately", "a few days ago": a preference for that time, not a filter."""
-    return bool(_VAGUE.search(window.phrase))
-
-
-def resolve_window(query: str, now: dt.datetime, tz: str, slept_at: dt.datetime | None, since: str | None,
-                   until: str | None) -> timewin.Window | None:
-    """--since/--until win over a phrase found in the message; both may be given. Memory looks
-    back, so an ambiguous "on Friday" or "in June" means the last one."""
-    if since or until:
-        start_w = timewin.resolve(since, now, tz, slept_at=slept_at, prefer="past") if since else None
-        end_w = timewin.resolve(until, now, tz, slept_at=slept_at, prefer="past") if until else None
-        start = start_w.start if start_w else None
-        end = end_w.end if end_w else None
-        if start and end and start >= end:
-            raise VaultError(f"--since {since!r} starts after --until {until!r} ends", hint="swap them")
-        phrase = " / ".join(p for p in (f"since {since}" if since else "", f"until {until}" if until else "") if p)
-        return timewin.Window(start, end, phrase, (0, 0), "range", True, tz)
-    return timewin.find(query, now, tz, slept_at=slept_at, prefer="past")
 
 
 def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
@@ -115,11 +95,11 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
         if mode == "deep" and window and not soft_window(window):
             scored = _inside_window(scored, window, warnings)
-        chosen, order = _select(ranker, scored, mode, limit)
+        chosen, order, cuts = _select(ranker, scored, mode, limit)
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
-                            scored[: max(limit * 3, 30)] if explain else [], tz)
+                            scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [])
     finally:
         if own_index:
             index.close()
@@ -179,10 +159,11 @@ def _inside_window(scored: list[TopicHit], window: timewin.Window, warnings: lis
     return scored
 
 
-def _select(ranker: _Ranker, scored: list[TopicHit], mode: str, limit: int) -> tuple[list[TopicHit], list[str]]:
+def _select(ranker: _Ranker, scored: list[TopicHit], mode: str,
+            limit: int) -> tuple[list[TopicHit], list[str], list[Cut]]:
     """The topics to show and the order of their facts: topics above the relevance floor, one
-    `related` hop in deep mode, facts ranked across them; a topic without a chosen fact is shown
-    only while fewer than `limit` topics have one."""
+    `related` hop in deep mode, facts ranked across them. A topic whose facts were all cut is
+    not shown; one with no facts at all (a bare name) is, while fewer than `limit` topics are."""
     floor = scored[0].score * MIN_RELATIVE if scored else 0.0
     pool = [t for t in scored if t.score >= floor]
     top = pool[:limit]
@@ -190,14 +171,15 @@ def _select(ranker: _Ranker, scored: list[TopicHit], mode: str, limit: int) -> t
         top = ranker.expand(top, pool, limit)
         have = {t.path for t in top}
         pool = top + [t for t in pool if t.path not in have]
-    order = ranker.pick_facts(pool, len(top))
+    order, cuts = ranker.pick_facts(pool, len(top))
     picked = {t.path for t in pool if t.facts}
     chosen = [t for t in pool if t.path in picked]
-    chosen += [t for t in top if t.path not in picked][: max(0, len(top) - len(chosen))]
+    bare = [t for t in top if t.path not in picked and not ranker.has_items(t.path)]
+    chosen += bare[: max(0, len(top) - len(chosen))]
     chosen.sort(key=lambda t: -t.score)
     for t in chosen:
         t.signals["selected"] = True
-    return chosen, order
+    return chosen, order, cuts
 
 
 class _Ranker:
@@ -240,10 +222,15 @@ class _Ranker:
 
     def add_window_topics(self) -> None:
         if self.window is not None:
-            self.window_topics |= self.snap.times.topics_in(self.window.start, self.window.end)
+            self.window_topics |= self.snap.times.topics_in(self.window.start, self.window.end,
+                                                            said=said_time(self.window))
+
+    def has_items(self, path: str) -> bool:
+        return any(d.kind in ITEM_KINDS for d in self.snap.docs_of_topic.get(path, ()))
 
     def doc_in_window(self, doc: Doc) -> bool:
-        return self.window is not None and any(self.window.overlaps(a, b) for a, b in doc.windows())
+        return self.window is not None and any(self.window.overlaps(a, b)
+                                                   for a, b in doc.windows(said=said_time(self.window)))
 
     def doc_rel(self, doc_id: str) -> tuple[float, float, float]:
         w = self.cfg.weights
@@ -321,11 +308,13 @@ class _Ranker:
         out.sort(key=lambda h: -h.score)
         return out[: limit + len(extra)]
 
-    def pick_facts(self, pool: list[TopicHit], limit: int) -> list[str]:
-        """Rank items across all candidate topics (fact relevance, lifted by its topic's score), order
-        them by MMR, and keep those of the first `limit` topics they bring in."""
+    def pick_facts(self, pool: list[TopicHit], limit: int) -> tuple[list[str], list[Cut]]:
+        """Rank items across all candidate topics (fact relevance, lifted by its topic's score) and
+        order them by MMR, so one topic cannot crowd out a second subject; no cap per topic. Items
+        under the relevance floor (a share of the best one) are cut, so a narrow question gets a
+        short answer; so are items of topics beyond the first `limit` they bring in."""
         if not pool:
-            return []
+            return [], []
         top_score = pool[0].score or 1.0
         hits = {t.path: t for t in pool}
         seen: set[str] = set()
@@ -343,9 +332,12 @@ class _Ranker:
             lift = 1 - TOPIC_LIFT + TOPIC_LIFT * min(1.0, hit.score / top_score)
             prio = (rel + (0.3 if in_win else 0.0) + filler) * lift
             prio *= self._focus(doc)
-            if doc.superseded:
+            if as_of(self.window) and in_win and doc.when and self.window and self.window.end:
+                prio *= 1 + AS_OF_NEWEST * math.exp(-(self.window.end - doc.when).days / 90)
+            if doc.superseded and not self._current_at_window_end(doc):
                 prio *= SUPERSEDED
-            cands.append((prio, doc, hit, {"bm25": b, "embedding": c, "in_window": float(in_win)}))
+            cands.append((prio, doc, hit, {"relevance": rel, "bm25": b, "embedding": c, "in_window": float(in_win),
+                                           "topic_lift": lift}))
 
         for doc_id in set(self.bm25) | set(self.cos):
             doc = self.snap.docs.get(doc_id)
@@ -356,20 +348,49 @@ class _Ranker:
             for rank, doc in enumerate(sorted(docs, key=lambda d: d.date, reverse=True)[:2]):
                 consider(doc, 0.02 * (2 - rank))
         cands.sort(key=lambda x: (-x[0], x[1].doc_id))
-        cands = cands[:400]
+        floor = self.cfg.fact_floor * cands[0][0] if cands else 0.0
+
+        hop_best: dict[str, list[str]] = {}  # a related hop is context: its best facts stay
+        for c in cands:
+            if "expanded_from" in c[2].signals and len(hop_best.setdefault(c[2].path, [])) < HOP_FACTS:
+                hop_best[c[2].path].append(c[1].doc_id)
+
+        def kept(c: tuple[float, Doc, TopicHit, dict]) -> bool:
+            return c[0] >= floor or c[1].doc_id in hop_best.get(c[2].path, ())
+
+        cuts = [Cut(self._fact(c), c[2].name, "floor") for c in cands if not kept(c)]
+        cands = [c for c in cands if kept(c)]
+        cuts += [Cut(self._fact(c), c[2].name, "beyond the 400 best") for c in cands[MAX_CANDIDATES:]]
+        cands = cands[:MAX_CANDIDATES]
+        cap = self.cfg.facts_per_topic or len(cands)
         per_topic: dict[str, int] = {}
         picked: list[str] = []
         for i in self._mmr(cands):
-            prio, doc, hit, sig = cands[i]
+            cand = cands[i]
+            hit = cand[2]
             if hit.path not in per_topic and len(per_topic) >= limit:
+                cuts.append(Cut(self._fact(cand), hit.name, f"topic limit ({limit} topics)"))
                 continue
-            if per_topic.get(hit.path, 0) >= self.cfg.facts_per_topic:
+            if per_topic.get(hit.path, 0) >= cap:
+                cuts.append(Cut(self._fact(cand), hit.name, f"facts_per_topic ({cap})"))
                 continue
             per_topic[hit.path] = per_topic.get(hit.path, 0) + 1
-            hit.facts.append(FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line,
-                                     doc.topic_path, doc.done, excerpt(doc.text, self.query), doc.superseded))
-            picked.append(doc.doc_id)
-        return picked
+            hit.facts.append(self._fact(cand))
+            picked.append(cand[1].doc_id)
+        return picked, cuts
+
+    def _fact(self, cand: tuple[float, Doc, TopicHit, dict]) -> FactHit:
+        prio, doc, _, sig = cand
+        superseded = "" if self._current_at_window_end(doc) else doc.superseded
+        return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line, doc.topic_path,
+                       doc.done, excerpt(doc.text, self.query), superseded)
+
+    def _current_at_window_end(self, doc: Doc) -> bool:
+        """As of a date before it was replaced, a superseded value was the current one."""
+        if not as_of(self.window) or self.window is None or self.window.end is None:
+            return False
+        replaced = timewin.parse_instant(doc.superseded[:10]) if doc.superseded[:1].isdigit() else None
+        return replaced is not None and replaced >= self.window.end
 
     def _focus(self, doc: Doc) -> float:
         """Questions about a person prefer what that person said; "when" questions prefer dated facts."""

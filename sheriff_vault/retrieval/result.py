@@ -10,6 +10,7 @@ from sheriff_vault import timewin
 from sheriff_vault.retrieval.reply import PREAMBLE, RecallReply
 from sheriff_vault.retrieval.triggers import Trigger
 
+EXPLAIN_CUTS = 15  # cut facts listed by name in --explain (all are counted)
 EARLIER = "## Earlier values (superseded by the facts above; history, not current)"
 
 
@@ -45,6 +46,14 @@ class FactHit:
         if self.superseded:
             out["superseded"] = self.superseded
         return out
+
+
+@dataclass
+class Cut:
+    """A fact that was a candidate and is not shown, and why (for --explain)."""
+    fact: FactHit
+    topic: str
+    reason: str
 
 
 @dataclass
@@ -84,14 +93,15 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
     candidates: list[TopicHit] = field(default_factory=list)
     tz: str = "UTC"
+    cuts: list[Cut] = field(default_factory=list)
 
-    def render(self, budget: int) -> str:
-        """Compact Markdown within `budget` characters: the best facts first (their topic names as
-        headings), then one-liners and fact-less topics while room is left. Values a later fact
-        superseded come last, under "Earlier values", and only when there is room."""
+    def _fit(self, budget: int) -> tuple[dict[str, list[FactHit]], list[FactHit], list[str], int]:
+        """Which facts fit `budget`, in rank order: per topic, the earlier (superseded) values
+        shown last, the ids that did not fit, and the characters used."""
         by_doc = {f.doc_id: (t, f) for t in self.topics for f in t.facts}
         chosen: dict[str, list[FactHit]] = {}
         earlier: list[FactHit] = []
+        left_out: list[str] = []
         used = len(PREAMBLE) + 1
         for doc_id in self.order:
             topic, fact = by_doc[doc_id]
@@ -102,12 +112,23 @@ class RecallResult:
             if used + extra <= budget:
                 used += extra
                 chosen.setdefault(topic.path, []).append(fact)
+            else:
+                left_out.append(doc_id)
         shown_earlier: list[FactHit] = []
         for fact in earlier:
             extra = len(fact.render()) + 1 + (0 if shown_earlier else len(EARLIER) + 2)
             if used + extra <= budget:
                 used += extra
                 shown_earlier.append(fact)
+            else:
+                left_out.append(fact.doc_id)
+        return chosen, shown_earlier, left_out, used
+
+    def render(self, budget: int) -> str:
+        """Compact Markdown within `budget` characters: the best facts first (their topic names as
+        headings), then one-liners while room is left. Values a later fact superseded come last,
+        under "Earlier values", and only when there is room."""
+        chosen, shown_earlier, _, used = self._fit(budget)
         full: set[str] = set()
         for topic in self.topics:
             if topic.path not in chosen and used + len(topic.header(True)) + 2 <= budget:
@@ -135,13 +156,14 @@ class RecallResult:
                 used += len(line) + 2
         return "\n".join(lines) + "\n"
 
-    def explain(self) -> str:
+    def explain(self, budget: int | None = None) -> str:
         triggers = ", ".join(f"{t.name} ({t.evidence!r})" for t in self.triggers) or "none"
         out = [f"mode: {self.mode}", "triggers: " + triggers]
         if self.window:
             w = self.window
             out.append(f"window: {timewin.to_iso(w.start) if w.start else '(open)'} .. "
-                       f"{timewin.to_iso(w.end) if w.end else '(open)'} from {w.phrase!r} = {w.label(self.tz)}")
+                       f"{timewin.to_iso(w.end) if w.end else '(open)'} from {w.phrase!r} = {w.label(self.tz)}"
+                       + (" (as of: facts up to then, newest first)" if w.granularity == "as_of" else ""))
         else:
             out.append("window: none")
         for warning in self.warnings:
@@ -161,10 +183,38 @@ class RecallResult:
         hops = [t.name for t in self.topics if t.signals.get("expanded_from")]
         out.append(f"selected: {len(self.topics)} topic(s)" + (
             f", {len(hops)} of them one related hop from a selected topic ({', '.join(hops)})" if hops else ""))
+        if budget is not None:
+            out += self._explain_facts(budget)
         return "\n".join(out)
 
+    def _explain_facts(self, budget: int) -> list[str]:
+        """Every fact shown with its score parts, and every candidate cut with the reason."""
+        chosen, shown_earlier, left_out, used = self._fit(budget)
+        names = {t.path: t.name for t in self.topics}
+        by_doc = {f.doc_id: f for t in self.topics for f in t.facts}
+        shown = [f for fs in chosen.values() for f in fs] + shown_earlier
+        out = [f"facts shown: {len(shown)} ({used} of {budget} characters; score = (relevance + window) "
+               "x topic_lift x focus):"]
+        for f in sorted(shown, key=lambda f: -f.score):
+            out.append("  " + _fact_line(f, names.get(f.topic_path, "")))
+        by_score = sorted(by_doc.values(), key=lambda f: -f.score)
+        rank = {f.doc_id: i for i, f in enumerate(by_score)}
+        cuts = [Cut(by_doc[d], names.get(by_doc[d].topic_path, ""),
+                    "diversity (outranked by less repetitive facts, then out of budget)"
+                    if rank[d] < len(shown) else "budget") for d in left_out] + self.cuts
+        if not cuts:
+            out.append("facts cut: none")
+            return out
+        counts: dict[str, int] = {}
+        for c in cuts:
+            counts[c.reason] = counts.get(c.reason, 0) + 1
+        out.append(f"facts cut: {len(cuts)} (" + ", ".join(f"{n} by {r}" for r, n in counts.items()) + "); best cut:")
+        for c in sorted(cuts, key=lambda c: -c.fact.score)[:EXPLAIN_CUTS]:
+            out.append(f"  {_fact_line(c.fact, c.topic)}  <- {c.reason}")
+        return out
+
     def reply(self, budget: int, *, explain: bool = False, via: str = "process") -> RecallReply:
-        return RecallReply(self.to_json(), self.render(budget), self.explain() if explain else "", via)
+        return RecallReply(self.to_json(), self.render(budget), self.explain(budget) if explain else "", via)
 
     def to_json(self) -> dict:
         return {
@@ -176,6 +226,12 @@ class RecallResult:
             "warnings": self.warnings,
             "candidates": [c.to_json() | {"facts": []} for c in self.candidates],
         }
+
+
+def _fact_line(f: FactHit, topic: str) -> str:
+    parts = " ".join(f"{k}={v:.3f}" for k, v in f.signals.items() if isinstance(v, float))
+    text = f.text if len(f.text) <= 70 else f.text[:67] + "..."
+    return f"{f.score:7.4f}  [{topic[:24]}] {text}  ({parts})"
 
 
 def _round(d: dict) -> dict:

@@ -1,0 +1,115 @@
+"""Recall that answers (retrieval/when.py, ranking.pick_facts, RecallResult.explain): time phrases
+read as a person means them, the current value before its history, a short answer to a narrow
+question, and an account of every fact cut. Real files, real git, a real Tantivy index."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from memory_fixtures import build, day
+
+from sheriff_vault.retrieval.ranking import recall
+from sheriff_vault.retrieval.when import AS_OF, question_window, said_time
+from sheriff_vault.store import gitlog
+from sheriff_vault.store.edits import create_topic
+from sheriff_vault.store.items import Citation
+from sheriff_vault.store.topics import fact
+
+NOW = day("2026-04-01T10:00:00")
+ASKED = dt.datetime(2022, 11, 20, tzinfo=dt.UTC)
+
+
+def utc(*parts: int) -> dt.datetime:
+    return dt.datetime(*parts, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize("question,start,end,granularity", [
+    # an explicit date beats a relative phrase in the same question
+    ("what did I do last Friday on 23 January, 2022?", utc(2022, 1, 23), utc(2022, 1, 24), "day"),
+    ("what happened yesterday (7 May 2022)?", utc(2022, 5, 7), utc(2022, 5, 8), "day"),
+    ("where did we go on 3 May 2022, last week?", utc(2022, 5, 3), utc(2022, 5, 4), "day"),
+    # "as of X" is the state at X: everything up to the end of X
+    ("what was the budget as of September 2022?", None, utc(2022, 10, 1), AS_OF),
+    ("who was the coach at the time of June 2022?", None, utc(2022, 7, 1), AS_OF),
+    ("what was the plan as of 3 May?", None, utc(2022, 5, 4), AS_OF),
+    # a relative phrase alone, and an ambiguous month, look back
+    ("what did we do last Friday?", utc(2022, 11, 18), utc(2022, 11, 19), "day"),
+    ("what did we decide in March?", utc(2022, 3, 1), utc(2022, 4, 1), "month"),
+])
+def test_the_window_a_question_means(question, start, end, granularity):
+    window = question_window(question, ASKED, "UTC", None)
+    assert window is not None
+    assert (window.start, window.end, window.granularity) == (start, end, granularity)
+
+
+def test_no_time_phrase_no_window_and_sleep_phrases_are_about_talk():
+    assert question_window("what is the Japan budget now?", ASKED, "UTC", None) is None
+    slept = question_window("what were we doing before you slept?", ASKED, "UTC", ASKED - dt.timedelta(days=2))
+    assert slept is not None and said_time(slept)
+    assert not said_time(question_window("what happened in March?", ASKED, "UTC", None))
+
+
+@pytest.fixture
+def japan(vault):
+    """A trip whose budget was corrected on 10 March: the old value struck, as sleep writes it."""
+    topic = create_topic(vault, "Japan trip", now=day("2026-03-01T09:00:00"), aliases=["japan"], commit=False).topic
+    old = fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), [Citation("conversations/x.md", ("t1",))])
+    old.superseded = "2026-03-10"
+    topic.add_item(old)
+    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), [Citation("conversations/x.md", ("t3",))]))
+    topic.add_item(fact("Budget for the Japan trip is 4500 EUR now.", day("2026-03-10T09:00:00"),
+                        [Citation("conversations/x.md", ("t9",))]))
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, "test: japan", ["topics"])
+    return vault
+
+
+def test_the_current_value_leads_and_the_old_one_is_history(japan):
+    text = recall(japan, "what is the Japan budget now?", now=NOW).render(4000)
+    assert text.index("4500 EUR") < text.index("Earlier values") < text.index("4000 EUR")
+
+
+def test_as_of_a_date_before_the_correction_the_old_value_was_current(japan):
+    result = recall(japan, "what was the Japan budget as of 5 March 2026?", now=NOW)
+    assert result.window is not None and result.window.granularity == AS_OF
+    text = result.render(4000)
+    assert "4000 EUR" in text and "Earlier values" not in text.split("4000 EUR")[0]
+    assert "4000 EUR" in text.split("\n## ")[1]  # under its topic, not as history
+    assert text.find("4500 EUR") == -1 or text.index("4000 EUR") < text.index("4500 EUR")
+
+
+def test_an_event_matches_the_day_it_happens_not_the_day_it_was_said(vault):
+    build(vault)  # "The party is on Saturday 14 February 2026", said on 10 February
+    on_the_day = recall(vault, "what happened on 14 February 2026?", now=NOW)
+    facts = [f for t in on_the_day.topics for f in t.facts if f.signals.get("in_window")]
+    assert any("14 February" in f.text for f in facts)
+    said_day = recall(vault, "what happened on 10 February 2026?", now=NOW)
+    assert not any("14 February" in f.text for t in said_day.topics for f in t.facts if f.signals.get("in_window"))
+
+
+def test_the_floor_cuts_what_is_far_below_the_best_fact_and_keeps_the_best(vault):
+    build(vault)
+    question = "party budget"
+    vault.config.retrieval.fact_floor = 0.0
+    everything = recall(vault, question, now=NOW, explain=True)
+    vault.config.retrieval.fact_floor = 0.6
+    narrow = recall(vault, question, now=NOW, explain=True)
+    best = max((f for t in everything.topics for f in t.facts), key=lambda f: f.score)
+    shown = [f for t in narrow.topics for f in t.facts]
+    assert 0 < len(shown) < sum(len(t.facts) for t in everything.topics)
+    assert best.doc_id in {f.doc_id for f in shown} and all(f.score >= 0.6 * best.score for f in shown)
+    assert any(c.reason == "floor" and c.fact.score < 0.6 * best.score for c in narrow.cuts)
+
+
+def test_explain_accounts_for_every_fact_shown_and_cut(vault):
+    build(vault)
+    result = recall(vault, "party budget and the cake", now=NOW, explain=True)
+    text = result.explain(260)
+    shown = text.split("facts shown: ")[1]
+    assert int(shown.split()[0]) >= 1 and "relevance=" in shown
+    cut_line = next(line for line in text.splitlines() if line.startswith("facts cut: "))
+    counted = sum(int(part.split(" by ")[0]) for part in cut_line.split("(", 1)[1].split(")")[0].split(", "))
+    total = sum(len(t.facts) for t in result.topics) + len(result.cuts)
+    assert int(shown.split()[0]) + counted == total
+    assert "budget" in cut_line
