@@ -24,7 +24,8 @@ def test_the_person_in_the_middle_of_something_is_running_work():
 
 def test_the_assistant_halfway_through_is_running_work():
     got = in_progress(talk(("user", "Please draft the deploy workflow for the billing service."),
-                           ("assistant", "I'm halfway through drafting the deploy workflow; I'll continue with it next.")))
+                           ("assistant", "I'm halfway through drafting the deploy workflow; "
+                                         "I'll continue with it next.")))
     assert got.status == "running" and "deploy workflow" in got.resume_hint
 
 
@@ -50,6 +51,6 @@ def test_waiting_on_the_person_is_blocked():
 def test_a_step_in_progress_with_its_next_step_names_both_and_the_request():
     got = in_progress(talk(("user", "Keep going with step 5, updating topics minimally."),
                            ("assistant", "Working on step 5 now: appending facts without duplicates."),
-                           ("assistant", "Step 5 is in progress and its tests pass. Next step: write the graph edges.")))
-    assert got.status == "running"
-    assert got.resume_hint.startswith("Goal: Keep going with step 5") and "Next step: write the graph edges" in got.resume_hint
+                           ("assistant", "Step 5 is in progress, its tests pass. Next step: write the graph edges.")))
+    assert got.status == "running" and got.resume_hint.startswith("Goal: Keep going with step 5")
+    assert "Next step: write the graph edges" in got.resume_hint

@@ -49,16 +49,20 @@ def test_no_time_phrase_no_window_and_sleep_phrases_are_about_talk():
     assert not said_time(question_window("what happened in March?", ASKED, "UTC", None))
 
 
+def cite(turn: str) -> list[Citation]:
+    return [Citation("conversations/x.md", (turn,))]
+
+
 @pytest.fixture
 def japan(vault):
     """A trip whose budget was corrected on 10 March: the old value struck, as sleep writes it."""
     topic = create_topic(vault, "Japan trip", now=day("2026-03-01T09:00:00"), aliases=["japan"], commit=False).topic
-    old = fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), [Citation("conversations/x.md", ("t1",))])
+    old = fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), cite("t1"))
     old.superseded = "2026-03-10"
     topic.add_item(old)
-    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), [Citation("conversations/x.md", ("t3",))]))
+    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")))
     topic.add_item(fact("Budget for the Japan trip is 4500 EUR now.", day("2026-03-10T09:00:00"),
-                        [Citation("conversations/x.md", ("t9",))]))
+                        cite("t9")))
     topic.save()
     build(vault)
     gitlog.commit_paths(vault.root, "test: japan", ["topics"])

@@ -351,7 +351,8 @@ def _wake_packet(vault: Vault, extraction: Extraction, changes: dict[str, Change
         age = max(0.0, (now - (seen or now)).total_seconds() / 86400)
         ranked.append((util * np.exp(-age / tau) * (0.1 + salience.get(topic_id, 0.0)), topic_id))
     ranked.sort(key=lambda x: -x[0])
-    return WakePacket(now, [WakePacket.tail_turn(t.to_json()) for t in tail], [s["hint"] for s in extraction.subjects[:5]],
+    hints = [s["hint"] for s in extraction.subjects[:5]]
+    return WakePacket(now, [WakePacket.tail_turn(t.to_json()) for t in tail], hints,
                       [tid for _, tid in ranked[:8]], extraction.skill_refs[:5], extraction.in_progress, conv_rel,
                       [part[0].id, part[-1].id] if part else [])
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from sheriff_vault import llm
 from sheriff_vault.compaction.extract import OWNER_SHARE, Candidate, Extraction, NumberHit, Unit
-from sheriff_vault.compaction.naming import possessive
 from sheriff_vault.compaction.merge import owner_of
+from sheriff_vault.compaction.naming import possessive
 from sheriff_vault.errors import ExtractorError, VaultError
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress

@@ -71,7 +71,8 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     other_bags = [set(_phrases(o, ignore)[0]) for o in others]
     scored: list[tuple[float, str]] = []
     n = max(1, len(texts))
-    for key, turns_with in counts.items():
+    for key, said_in in counts.items():
+        turns_with = float(said_in)
         form = forms[key].most_common(1)[0][0]
         quality = _quality(form)
         if quality <= 0:

@@ -21,8 +21,9 @@ from sheriff_vault.text import content_words, stem
 
 _I = re.IGNORECASE
 SWITCH = re.compile(
-    r"^\W*(?:(?:ok|okay|so|oh|and|also|right|anyway)\b[,!.]?\s+)?(?:(?:an)?other thing|one more thing|separate(?:ly| thing"
-    r"| topic| question)?|(?:a |something )?(?:totally |completely )?different (?:thing|topic|subject|question|matter)|"
+    r"^\W*(?:(?:ok|okay|so|oh|and|also|right|anyway)\b[,!.]?\s+)?"
+    r"(?:(?:an)?other thing|one more thing|separate(?:ly| thing| topic| question)?|"
+    r"(?:a |something )?(?:totally |completely )?different (?:thing|topic|subject|question|matter)|"
     r"new (?:thing|topic)|unrelated|on another note|switching gears|changing (?:the )?(?:topic|subject)|"
     r"moving on|also[,:]|btw|by the way|oh and|quick (?:one|question)|random(?:ly)?)\b|"
     r"\b(?:totally|completely|entirely) (?:different|separate|unrelated) (?:thing|topic|matter|event|story)\b", _I)

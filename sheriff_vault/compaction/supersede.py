@@ -9,6 +9,7 @@ and a one-line diff shows the correction.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -39,8 +40,9 @@ _EXPLICIT = [
     re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?P<old>{_PHRASE})\b", _I),
-    re.compile(rf"(?P<new>\b[\w'’-]+(?: [\w'’-]+)?)(?:\s+now)?,\s+not\s+(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
-    re.compile(rf"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
+    re.compile(r"(?P<new>\b[\w'’-]+(?: [\w'’-]+)?)(?:\s+now)?,\s+not\s+"
+               r"(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
+    re.compile(r"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
 ]
 CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correction|instead|revised|recounted|"
                     r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
@@ -172,5 +174,5 @@ def current_first(text: str) -> str:
         return out[:1].upper() + out[1:] if starts and m.group(0)[:1].isupper() else out
 
     for rx, form in _OLD_FIRST:
-        text = rx.sub(lambda m, form=form: reword(m, form), text)
+        text = rx.sub(functools.partial(lambda f, m: reword(m, f), form), text)
     return text

@@ -39,7 +39,8 @@ def question_window(query: str, now: dt.datetime, tz: str, slept_at: dt.datetime
         return None
     explicit = [w for w in found if not w.relative]
     window = explicit[0] if explicit else found[0]
-    lead = query[: window.span[0]] + (re.match(r"\s*(?:of|at)\b", window.phrase, re.I) or re.match("", "")).group()
+    prep = re.match(r"\s*(?:of|at)\b", window.phrase, re.I)
+    lead = query[: window.span[0]] + (prep.group() if prep else "")
     if window.end is not None and (m := _AS_OF.search(lead)):
         return replace(window, start=None, phrase=query[m.start(): window.span[1]], span=(m.start(), window.span[1]),
                        granularity=AS_OF)

@@ -48,7 +48,8 @@ def _refuse_existing(vault: Vault, name: str) -> None:
     for topic in vault.topics.iter():
         if topic.name.lower() == low or topic.slug == slug:
             raise TopicExists(f"a topic called {topic.name!r} already exists: {topic.rel}",
-                              hint=f"add to it with `vault topic edit {topic.slug}`, or pass --force to make a second one")
+                              hint=f"add to it with `vault topic edit {topic.slug}`, "
+                                   "or pass --force to make a second one")
 
 
 def commit_edit(vault: Vault, topic: Topic) -> str | None:

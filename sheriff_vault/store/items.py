@@ -198,7 +198,7 @@ class Body:
         """What a person wrote in the body that is not an item line, a heading or code, as paragraphs
         (a run of lines, or one bullet of a list): (first line number, text)."""
         items = {item.line - self.first_line for item in self.items()}
-        in_code, start, para = False, 0, []
+        in_code, start, para = False, 0, list[str]()
         for i, line in enumerate([*self.lines, "\n"]):
             stripped = line.strip()
             fence = stripped.startswith("```")
