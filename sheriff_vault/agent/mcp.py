@@ -87,10 +87,14 @@ class VaultServer(MCPServer):
 
 def build_server(root: Path) -> MCPServer:
     """The MCP server for the vault at `root` (tools, resources, the `resume` prompt)."""
-    from sheriff_vault import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        ours = version("sheriff-vault")
+    except PackageNotFoundError:
+        ours = "0"
     root = Path(root).resolve()
-    server = VaultServer(root, name="sheriff-vault", instructions=INSTRUCTIONS, version=__version__)
+    server = VaultServer(root, name="sheriff-vault", instructions=INSTRUCTIONS, version=ours)
 
     @server.tool()
     @_tool_errors
@@ -133,7 +137,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     @_tool_errors
-    def topic_list() -> dict:
+    def topic_list() -> dict[str, Any]:
         """List every topic, newest first: id, slug, name, one-liner, when last seen and how many facts.
         Use it to see what memory covers; use `recall` to search it."""
         vault = _open(root)
@@ -159,7 +163,7 @@ def build_server(root: Path) -> MCPServer:
         open_loops: Annotated[list[str] | None, Field(max_length=50, description="Unfinished work to "
                                                                                   "remember.")] = None,
         aliases: Annotated[list[str] | None, Field(max_length=20, description="Other names for it.")] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Create a topic or add to one, as one git commit. Use it for durable knowledge worth keeping
         past this session: a decision, a preference, a number, a name. Keep each fact one short
         sentence. Facts already there are not duplicated. Returns the topic's path, id and commit."""
@@ -179,7 +183,7 @@ def build_server(root: Path) -> MCPServer:
         dst: Annotated[str, Field(min_length=1, max_length=500, description="The topic it points to.")],
         type: Literal["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"] = "RELATES_TO",
         weight: Annotated[float, Field(ge=-10, le=10, description="Added to the link's weight.")] = 1.0,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Link two topics (or strengthen their link) so deep recall of one also brings the other.
         One git commit."""
         from sheriff_vault.store.edits import link_topics
@@ -194,7 +198,7 @@ def build_server(root: Path) -> MCPServer:
         name: Annotated[str, Field(max_length=100, description="The speaker's name, kept in facts.")] = "",
         turn_id: Annotated[str, Field(max_length=100, description="An id to cite the turn by; a turn "
                                                                    "already noted with it is skipped.")] = "",
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Append one conversation turn to the vault's buffer; `sleep` later compacts the buffer into
         topics. Use it for things said in this session that memory should keep. Returns the turn id."""
         from sheriff_vault.store.buffer import Turn, append_turns
@@ -211,7 +215,7 @@ def build_server(root: Path) -> MCPServer:
                                                      "session JSONL, Codex rollout JSONL, or the vault's JSONL or "
                                                      "Markdown. Omit to sleep the buffer `note` fills.")] = None,
         dry_run: bool = False,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Compact the conversation into topics now, as one git commit, keeping the last turns as the
         tail. Sleeping a transcript again after it grew sleeps only the new turns. Returns the topics
         created and updated and the commit."""
@@ -243,7 +247,7 @@ def build_server(root: Path) -> MCPServer:
     def history(
         topic: Annotated[str, Field(min_length=1, max_length=500, description="A topic id, slug, name or alias.")],
         limit: Annotated[int | None, Field(ge=1, le=1000, description="Only the N newest commits.")] = 20,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """Every commit that changed a topic, newest first: what each added, removed or changed. Use it
         to see how a fact came to be or when it changed."""
         from sheriff_vault.retrieval.timetravel import history as topic_history
@@ -257,7 +261,7 @@ def build_server(root: Path) -> MCPServer:
                                                                                "week, since you slept, 2023-05-10...")],
         until: Annotated[str | None, Field(max_length=200, description="End the window at the end of "
                                                                         "this time.")] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """What memory learned in a time window: facts added, removed and changed, per topic, with the
         commits. Use it for "what changed since yesterday" questions."""
         from sheriff_vault.retrieval.timetravel import diff_since
@@ -268,7 +272,7 @@ def build_server(root: Path) -> MCPServer:
     @server.tool()
     @_tool_errors
     def time(phrase: Annotated[str, Field(min_length=1, max_length=200, description="e.g. 'last week', "
-                                                                                     "'before you slept'.")]) -> dict:
+                                                                                     "'before you slept'.")]) -> dict[str, Any]:
         """Resolve a time phrase to the UTC window memory uses for it (start and end, ISO-8601)."""
         from sheriff_vault import timewin
         from sheriff_vault.store.packets import latest_slept_at
@@ -280,7 +284,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     @_tool_errors
-    def skills_search(query: Text, k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict]:
+    def skills_search(query: Text, k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict[str, Any]]:
         """Find the vault's skills (small reviewed programs) that fit a task, best first, with the
         arguments each takes. Run one with `skills_run`."""
         from sheriff_vault.agent.skills import search
@@ -292,7 +296,7 @@ def build_server(root: Path) -> MCPServer:
     def skills_run(
         skill_id: Annotated[str, Field(min_length=1, max_length=200)],
         args: Annotated[dict[str, Any] | None, Field(description="The skill's arguments as an object.")] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Run a skill by id with arguments and return its JSON result. It may use only the tools its
         manifest lists."""
         from sheriff_vault.agent.skills import run
