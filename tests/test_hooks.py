@@ -39,7 +39,8 @@ def memory_vault(hash_vault):
 
 def installed_command(project: Path, event: str) -> str:
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"] if "hook claude-code" in h["command"]]
+    commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]
+                if "hook claude-code" in h["command"]]
     assert len(commands) == 1
     return commands[0]
 

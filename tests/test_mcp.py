@@ -21,7 +21,8 @@ ENV = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "
 
 
 def server_params(vault_root: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "sheriff_vault", "mcp", "--vault", str(vault_root)],
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "sheriff_vault", "mcp", "--vault", str(vault_root)],
                                  env=ENV | {"HOME": os.environ["HOME"]}, cwd=str(vault_root.parent))
 
 
@@ -68,7 +69,8 @@ def test_tools_recall_upsert_resource_and_prompt(seeded):
     assert not second.is_error and "invoice cutoff is the 25th" in text_of(second)
     assert "vault://topic/billing" in resources and "vault://topic/staging-deploy" in resources
     assert "vault://wake" in resources and "vault://topic/{slug}" in templates
-    assert topic.contents[0].mime_type == "text/markdown" and "The invoice cutoff is the 25th." in topic.contents[0].text
+    assert topic.contents[0].mime_type == "text/markdown"
+    assert "The invoice cutoff is the 25th." in topic.contents[0].text
     assert "# Wake context" in wake.contents[0].text
     assert "# Wake context" in prompt.messages[0].content.text
     assert [t["slug"] for t in listed.structured_content["topics"]] == ["billing", "staging-deploy"]

@@ -271,8 +271,8 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     @_tool_errors
-    def time(phrase: Annotated[str, Field(min_length=1, max_length=200, description="e.g. 'last week', "
-                                                                                     "'before you slept'.")]) -> dict[str, Any]:
+    def time(phrase: Annotated[str, Field(min_length=1, max_length=200,
+                                          description="e.g. 'last week', 'before you slept'.")]) -> dict[str, Any]:
         """Resolve a time phrase to the UTC window memory uses for it (start and end, ISO-8601)."""
         from sheriff_vault import timewin
         from sheriff_vault.store.packets import latest_slept_at
