@@ -14,6 +14,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from sheriff_vault.daemon import rpc
 from sheriff_vault.store.edits import create_topic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,3 +161,39 @@ def test_streamable_http_on_loopback(seeded):
 def test_a_bad_http_address_is_a_message_not_a_traceback(hash_vault, run):
     out = run("mcp", "--vault", hash_vault.root, "--http", "127.0.0.1:notaport")
     assert out.returncode == 1 and "is not HOST:PORT" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_recall_sees_hand_edits_with_and_without_the_daemon(seeded, run):
+    topic = seeded.root / "topics" / "staging-deploy.md"
+
+    def edit(fact: str) -> None:
+        text = topic.read_text()
+        tmp = topic.with_name(".staging-deploy.md.swp")  # saved the way editors save: write, then rename
+        tmp.write_text(text.replace("## Facts\n\n", f"## Facts\n\n- 2026-02-21 {fact}\n"))
+        os.replace(tmp, topic)
+
+    async def body(s: ClientSession):
+        edit("The staging database listens on port 6543.")
+        first = await s.call_tool("recall", {"query": "which port does the staging database listen on?"})
+        started = run("watch", "--vault", seeded.root)
+        assert started.returncode == 0, started.stderr
+        try:
+            wait_for(lambda: rpc.call(seeded, "status"), timeout=60, what="the daemon to answer")
+            edit("The staging cache is redis-7.")
+
+            async def found() -> str:
+                for _ in range(100):
+                    result = await s.call_tool("recall", {"query": "which redis does the staging cache use?"})
+                    if "redis-7" in text_of(result):
+                        return text_of(result)
+                    await asyncio.sleep(0.3)
+                return ""
+
+            second = await found()
+        finally:
+            run("watch", "--stop", "--vault", seeded.root)
+        return first, second
+
+    first, second = run_session(seeded.root, body)
+    assert "port 6543" in text_of(first)
+    assert "redis-7" in second
