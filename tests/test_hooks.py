@@ -163,3 +163,20 @@ def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault
     assert gone.returncode == 0, gone.stderr
     assert tomllib.loads((home / "config.toml").read_text()) == tomllib.loads(original)
     assert "# keep this model" in (home / "config.toml").read_text()
+
+
+def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault, run):
+    home = Path(os.environ["HOME"])
+    theirs = {"numStartups": 7, "projects": {"/x": {"allowedTools": []}}}
+    (home / ".claude.json").write_text(json.dumps(theirs))
+    out = run("hooks", "install", "claude-code", "--user", "--vault", memory_vault.root)
+    assert out.returncode == 0, out.stderr
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert set(settings["hooks"]) == {"UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
+    claude = json.loads((home / ".claude.json").read_text())
+    assert claude["numStartups"] == 7 and "sheriff-vault" in claude["mcpServers"]
+    both = run("hooks", "install", "claude-code", "--user", "--project", home, "--vault", memory_vault.root)
+    assert both.returncode == 2 and "not both" in both.stderr
+    run("hooks", "uninstall", "claude-code", "--user")
+    assert json.loads((home / ".claude.json").read_text()) == theirs
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
