@@ -55,6 +55,12 @@ SPECS: dict[str, tuple[str, dict]] = {
 }
 
 
+def tool_specs(allowed: set[str] | None = None) -> list[dict]:
+    """The host tools in the Responses API's function-tool shape (what `vault tools` prints)."""
+    return [{"type": "function", "name": name, "description": desc, "parameters": params}
+            for name, (desc, params) in SPECS.items() if allowed is None or name in allowed]
+
+
 class Toolbox:
     def __init__(self, vault: Vault, *, repo: Path | None = None, allowed: list[str] | None = None,
                  now: Callable[[], dt.datetime] | None = None) -> None:
@@ -65,8 +71,7 @@ class Toolbox:
 
     def specs(self) -> list[dict]:
         """Tools in the Responses API's function-tool shape."""
-        return [{"type": "function", "name": name, "description": desc, "parameters": params}
-                for name, (desc, params) in SPECS.items() if self.allowed is None or name in self.allowed]
+        return tool_specs(self.allowed)
 
     def call(self, name: str, args: dict | None = None) -> dict:
         name = canonical(name)

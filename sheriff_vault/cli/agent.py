@@ -130,3 +130,39 @@ def skills_run(vault: Vault, skill_id: str, args_json: str, repo: Path | None) -
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not JSON: {exc.msg}", param_hint="--args") from None
     emit_json(run(vault, skill_id, args, repo=repo))
+
+
+@cli.command("tools")
+@json_option
+def tools_cmd(as_json: bool) -> None:
+    """Print the agent's tool schemas (the Responses API function-tool format the agent loop sends)."""
+    from sheriff_vault.agent.tools import tool_specs
+
+    specs = tool_specs()
+    if as_json:
+        emit_json(specs)
+        return
+    for spec in specs:
+        params = spec["parameters"]
+        args = ", ".join(f"{k}{'' if k in params['required'] else '?'}" for k in params["properties"])
+        click.echo(f"{spec['name']}({args})\n    {spec['description']}")
+
+
+@cli.command("log")
+@click.option("--tail", "tail", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
+              help="How many of the newest entries.")
+@json_option
+@with_vault
+def log_cmd(vault: Vault, tail: int, as_json: bool) -> None:
+    """Show the vault's structured logs (.vault/logs/*.jsonl, e.g. each hook run), newest last."""
+    from sheriff_vault.store.logs import read_logs
+
+    entries = read_logs(vault, tail)
+    if as_json:
+        emit_json(entries)
+        return
+    for e in entries:
+        rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("at", "log", "event", "outcome") and v != "")
+        click.echo(f"{e.get('at', '?')}  {e.get('log')}  {e.get('event', '')}  {e.get('outcome', '')}  {rest}".rstrip())
+    if not entries:
+        click.echo(f"no log entries yet in {vault.logs}")

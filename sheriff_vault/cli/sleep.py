@@ -51,15 +51,17 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
               as_json: bool) -> None:
     """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
 
-    BUFFER is a JSONL or Markdown transcript (or - for stdin); its turns join the vault's buffer
-    first. Without BUFFER the vault's own buffer (filled by `vault note`) is slept.
+    BUFFER is a transcript (or - for stdin): the vault's JSONL or Markdown, a Claude Code session
+    (~/.claude/projects/.../*.jsonl) or a Codex rollout (~/.codex/sessions/.../rollout-*.jsonl); its
+    turns join the vault's buffer first, and turns already slept are skipped, so sleeping a grown
+    transcript again sleeps only the new part. Without BUFFER the vault's own buffer (filled by `vault note`) is slept.
     """
     from sheriff_vault.compaction.compact import sleep
-    from sheriff_vault.store import buffer as buf
+    from sheriff_vault.store import transcripts
 
     turns = None
     if buffer is not None:
-        turns = buf.parse(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else buf.read_file(buffer)
+        turns = transcripts.parse(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else transcripts.read_file(buffer)
         if not turns:
             click.echo(f"warning: {buffer} holds no turns", err=True)
     result = sleep(vault, turns, now=get_now(now_text, vault.config.timezone) if now_text else None,

@@ -1,0 +1,335 @@
+"""Claude Code and Codex, hands-free: `vault hooks install` writes their settings, and the hook
+entry point those settings call (`vault hook claude-code`) recalls, sleeps and wakes.
+
+Installing merges into the host's files and never clobbers them: every entry we add carries our
+command, so uninstalling removes exactly those and leaves the person's own settings as they were.
+The installed commands name this Python and the vault by absolute path, because the host runs
+hooks with its own environment and working directory, not the person's shell.
+
+Running a hook never blocks or fails the host: any error prints nothing, exits 0, and is written
+to .vault/logs/hooks.jsonl (one JSON object a line: event, duration, outcome).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sheriff_vault.errors import VaultError
+from sheriff_vault.store.fsutil import append_line, atomic_write
+from sheriff_vault.store.vault import Vault
+
+SERVER_NAME = "sheriff-vault"
+HOOK_MARK = "sheriff_vault hook claude-code"
+CONTEXT_CAP = 9_000       # Claude Code moves anything over 10,000 characters to a file
+PROMPT_BUDGET = 3_000     # characters of recalled memory added to each prompt
+# event -> (matcher or None, timeout in seconds). PreCompact sleeps in the foreground so the
+# wake bundle after compaction already holds it; SessionEnd has 1.5 s, so it starts sleep and returns.
+CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
+    "UserPromptSubmit": (None, 20),
+    "SessionStart": ("compact|resume", 30),
+    "PreCompact": (None, 300),
+    "SessionEnd": (None, 10),
+}
+
+
+@dataclass
+class InstallResult:
+    host: str
+    changed: list[str] = field(default_factory=list)    # files written
+    unchanged: list[str] = field(default_factory=list)  # files that already held exactly this
+    command: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"host": self.host, "changed": self.changed, "unchanged": self.unchanged, "command": self.command}
+
+
+def python_command() -> list[str]:
+    """How the host starts this installation's `vault`: this interpreter, by absolute path."""
+    return [sys.executable, "-m", "sheriff_vault"]
+
+
+def hook_command(vault: Vault) -> str:
+    return shlex.join([*python_command(), "hook", "claude-code", "--vault", str(vault.root)])
+
+
+def mcp_entry(vault: Vault) -> dict[str, Any]:
+    exe, *args = python_command()
+    return {"type": "stdio", "command": exe, "args": [*args, "mcp", "--vault", str(vault.root)]}
+
+
+# -- JSON settings files ------------------------------------------------------------------------
+def _load_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise VaultError(f"not valid JSON ({exc}); fix it or move it aside, then install again", path=path) from None
+    if not isinstance(data, dict):
+        raise VaultError("holds JSON that is not an object", path=path)
+    return data
+
+
+def _save_json(path: Path, data: dict[str, Any], result: InstallResult, before: dict[str, Any]) -> None:
+    if data == before and path.exists():
+        result.unchanged.append(str(path))
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    result.changed.append(str(path))
+
+
+def _ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", ""))
+
+
+def _without_ours(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings with every hook handler we added taken out (and groups or events left empty)."""
+    out = json.loads(json.dumps(settings))
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                ours = [h for h in group["hooks"] if _ours(h)]
+                if ours:
+                    group = group | {"hooks": [h for h in group["hooks"] if not _ours(h)]}
+                    if not group["hooks"]:
+                        continue
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def claude_paths(project: Path | None, user: bool) -> tuple[Path, Path, str]:
+    """(settings.json, the MCP config file, the key path there) for --project DIR or --user."""
+    if user:
+        home = Path.home()
+        return home / ".claude" / "settings.json", home / ".claude.json", "mcpServers"
+    root = Path(project or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise VaultError(f"{root} is not a folder", hint="give --project the project's folder")
+    return root / ".claude" / "settings.json", root / ".mcp.json", "mcpServers"
+
+
+def install_claude_code(vault: Vault, project: Path | None = None, user: bool = False) -> InstallResult:
+    """Add our hooks to Claude Code's settings.json and `vault mcp` to its MCP servers (merged)."""
+    settings_path, mcp_path, key = claude_paths(project, user)
+    result = InstallResult("claude-code", command=hook_command(vault))
+    before = _load_json(settings_path)
+    settings = _without_ours(before)  # a reinstall replaces our entries (a moved vault or Python)
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise VaultError("`hooks` is not an object", path=settings_path)
+    for event, (matcher, timeout) in CLAUDE_EVENTS.items():
+        group: dict[str, Any] = {"hooks": [{"type": "command", "command": result.command, "timeout": timeout}]}
+        if matcher:
+            group = {"matcher": matcher} | group
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise VaultError(f"`hooks.{event}` is not a list", path=settings_path)
+        groups.append(group)
+    _save_json(settings_path, settings, result, before)
+    mcp_before = _load_json(mcp_path)
+    mcp = json.loads(json.dumps(mcp_before))
+    servers = mcp.setdefault(key, {})
+    if not isinstance(servers, dict):
+        raise VaultError(f"`{key}` is not an object", path=mcp_path)
+    servers[SERVER_NAME] = mcp_entry(vault)
+    _save_json(mcp_path, mcp, result, mcp_before)
+    return result
+
+
+def uninstall_claude_code(project: Path | None = None, user: bool = False) -> InstallResult:
+    """Take out exactly what install_claude_code added; the person's own entries stay."""
+    settings_path, mcp_path, key = claude_paths(project, user)
+    result = InstallResult("claude-code")
+    if settings_path.exists():
+        before = _load_json(settings_path)
+        _save_json(settings_path, _without_ours(before), result, before)
+    if mcp_path.exists():
+        before = _load_json(mcp_path)
+        mcp = json.loads(json.dumps(before))
+        servers = mcp.get(key)
+        if isinstance(servers, dict) and SERVER_NAME in servers:
+            del servers[SERVER_NAME]
+            if not servers:
+                del mcp[key]
+        _save_json(mcp_path, mcp, result, before)
+    return result
+
+
+# -- Codex: $CODEX_HOME/config.toml ---------------------------------------------------------------
+def codex_config(codex_home: Path | None = None) -> Path:
+    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    return Path(home).expanduser() / "config.toml"
+
+
+def _load_toml(path: Path) -> Any:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8") if path.exists() else "")
+    except TOMLKitError as exc:
+        raise VaultError(f"not valid TOML ({exc}); fix it, then install again", path=path) from None
+
+
+def install_codex(vault: Vault, codex_home: Path | None = None) -> InstallResult:
+    """Add `vault mcp` as [mcp_servers.sheriff-vault] in Codex's config.toml, keeping its comments."""
+    import tomlkit
+
+    path = codex_config(codex_home)
+    result = InstallResult("codex", command=shlex.join([*python_command(), "mcp", "--vault", str(vault.root)]))
+    doc = _load_toml(path)
+    before = tomlkit.dumps(doc)
+    servers = doc.setdefault("mcp_servers", tomlkit.table(is_super_table=True))
+    exe, *args = python_command()
+    entry = tomlkit.table()
+    entry["command"] = exe
+    entry["args"] = [*args, "mcp", "--vault", str(vault.root)]
+    servers[SERVER_NAME] = entry
+    text = tomlkit.dumps(doc)
+    if text == before and path.exists():
+        result.unchanged.append(str(path))
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
+        result.changed.append(str(path))
+    return result
+
+
+def uninstall_codex(codex_home: Path | None = None) -> InstallResult:
+    import tomlkit
+
+    path = codex_config(codex_home)
+    result = InstallResult("codex")
+    if not path.exists():
+        return result
+    doc = _load_toml(path)
+    servers = doc.get("mcp_servers")
+    if servers is None or SERVER_NAME not in servers:
+        result.unchanged.append(str(path))
+        return result
+    del servers[SERVER_NAME]
+    if not servers:
+        del doc["mcp_servers"]
+    atomic_write(path, tomlkit.dumps(doc))
+    result.changed.append(str(path))
+    return result
+
+
+# -- running a hook -------------------------------------------------------------------------------
+def run_claude_hook(vault_path: str | Path, stdin_text: str) -> str:
+    """What to print for one Claude Code hook event (stdin is the host's JSON); "" on any failure."""
+    started = time.monotonic()
+    event, outcome, error = "?", "ok", ""
+    vault: Vault | None = None
+    try:
+        payload = json.loads(stdin_text or "{}")
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+        event = str(payload.get("hook_event_name") or "?")
+        vault = _open(vault_path)
+        out, outcome = _handle(vault, event, payload)
+        return out
+    except BaseException as exc:  # noqa: B036  (the host must never see a failure; KeyboardInterrupt too)
+        outcome, error, out = "error", f"{type(exc).__name__}: {exc}"[:500], ""
+        return out
+    finally:
+        if vault is not None:
+            _log(vault, {"host": "claude-code", "event": event, "outcome": outcome, "error": error,
+                         "duration_ms": round((time.monotonic() - started) * 1000)})
+
+
+def _open(vault_path: str | Path) -> Vault:
+    from sheriff_vault.store.vault import find_vault
+
+    return find_vault(vault_path)
+
+
+def _context(event: str, text: str) -> str:
+    if len(text) > CONTEXT_CAP:
+        text = text[: CONTEXT_CAP - 40].rsplit("\n", 1)[0] + "\n(memory cut short here)"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                      ensure_ascii=False)
+
+
+def _handle(vault: Vault, event: str, payload: dict[str, Any]) -> tuple[str, str]:
+    if event == "UserPromptSubmit":
+        prompt = str(payload.get("prompt") or "").strip()
+        if len(prompt) < 3 or prompt.startswith("/"):
+            return "", "skipped"
+        from sheriff_vault.daemon.client import recall
+
+        reply = recall(vault, prompt, budget=PROMPT_BUDGET)
+        if not reply.json.get("topics"):
+            return "", "nothing recalled"
+        return _context(event, reply.markdown), f"recalled via {reply.via}"
+    if event == "SessionStart":
+        if payload.get("source") not in ("compact", "resume"):
+            return "", "skipped"
+        from sheriff_vault.agent.wake import wake
+
+        return _context(event, wake(vault).bundle), "woke"
+    if event == "PreCompact":
+        return "", _sleep_transcript(vault, payload)
+    if event == "SessionEnd":
+        return "", _sleep_in_background(vault, payload)
+    return "", "ignored"
+
+
+def _transcript(payload: dict[str, Any]) -> Path | None:
+    raw = payload.get("transcript_path")
+    path = Path(str(raw)).expanduser() if raw else None
+    return path if path is not None and path.is_file() else None
+
+
+def _sleep_transcript(vault: Vault, payload: dict[str, Any]) -> str:
+    from sheriff_vault.compaction.compact import sleep
+    from sheriff_vault.store.transcripts import read_file
+
+    path = _transcript(payload)
+    if path is None:
+        return "no transcript"
+    result = sleep(vault, read_file(path))
+    return f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
+
+
+def _sleep_in_background(vault: Vault, payload: dict[str, Any]) -> str:
+    """SessionEnd hooks get 1.5 s: start `vault sleep PATH` on its own and return at once."""
+    path = _transcript(payload)
+    if path is None:
+        return "no transcript"
+    vault.logs.mkdir(parents=True, exist_ok=True)
+    with open(vault.logs / "hook-sleep.log", "ab") as log:
+        subprocess.Popen([*python_command(), "sleep", str(path), "--vault", str(vault.root)], stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=log, start_new_session=True, cwd=vault.root)
+    return "sleep started"
+
+
+def _log(vault: Vault, entry: dict[str, Any]) -> None:
+    try:
+        from sheriff_vault import timewin
+
+        vault.logs.mkdir(parents=True, exist_ok=True)
+        append_line(vault.logs / "hooks.jsonl", json.dumps({"at": timewin.to_iso(timewin.utcnow()), **entry}))
+    except Exception:  # noqa: BLE001  (a log that cannot be written must not fail the hook)
+        pass

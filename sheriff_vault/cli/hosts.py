@@ -1,0 +1,115 @@
+"""`vault mcp` and `vault hooks`: the vault for the agents people already run (Claude Code, Codex,
+any MCP client)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, json_option, with_vault
+from sheriff_vault.cli.recall import hook
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+
+@cli.command("mcp")
+@click.option("--http", "http", metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (e.g. 127.0.0.1:8765; "
+                   "a bare PORT binds loopback).")
+@with_vault
+def mcp_cmd(vault: Vault, http: str | None) -> None:
+    """Serve the vault to MCP clients: tools (recall, topics, note, sleep, wake, history, diff, time,
+    skills), each topic as vault://topic/<slug>, vault://wake, and the `resume` prompt.
+
+    Speaks MCP over stdin/stdout by default, as Claude Code, Codex and Cursor start it; logs go
+    to stderr.
+    """
+    from sheriff_vault.agent.mcp import parse_http, serve
+
+    if http is not None:
+        host, port = parse_http(http)
+        click.echo(f"serving {vault.root} at http://{host}:{port}/mcp", err=True)
+    serve(vault, http)
+
+
+HOSTS = click.Choice(["claude-code", "codex"])
+
+
+@cli.group()
+def hooks() -> None:
+    """Connect Claude Code or Codex to the vault: hooks that recall, sleep and wake by themselves,
+    and `vault mcp` registered as an MCP server."""
+
+
+@hooks.command("install")
+@click.argument("host", type=HOSTS)
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+              help="Claude Code: the project to install in (.claude/settings.json, .mcp.json; default: here).")
+@click.option("--user", "user", is_flag=True,
+              help="Claude Code: install for every project (~/.claude/settings.json, ~/.claude.json).")
+@click.option("--codex-home", type=click.Path(file_okay=False, path_type=Path), envvar="CODEX_HOME",
+              help="Codex: its home folder (default: $CODEX_HOME, else ~/.codex).")
+@json_option
+@with_vault
+def hooks_install(vault: Vault, host: str, project: Path | None, user: bool, codex_home: Path | None,
+                  as_json: bool) -> None:
+    """Install for HOST (claude-code or codex), merging into its settings (never overwriting them).
+
+    claude-code: UserPromptSubmit adds recalled memory to each prompt; PreCompact and SessionEnd
+    sleep the session's transcript; SessionStart after a compaction or resume adds the wake
+    bundle; `vault mcp` is added to .mcp.json. codex: `vault mcp` is added to config.toml.
+    """
+    from sheriff_vault.agent import hooks as lib
+
+    if project and user:
+        raise click.UsageError("give --project DIR or --user, not both")
+    result = (lib.install_codex(vault, codex_home) if host == "codex"
+              else lib.install_claude_code(vault, project, user))
+    _report(result.to_json(), as_json, f"installed for {host}, vault {vault.root}")
+
+
+@hooks.command("uninstall")
+@click.argument("host", type=HOSTS)
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+              help="Claude Code: the project to remove them from (default: here).")
+@click.option("--user", "user", is_flag=True, help="Claude Code: remove the user-wide install.")
+@click.option("--codex-home", type=click.Path(file_okay=False, path_type=Path), envvar="CODEX_HOME",
+              help="Codex: its home folder (default: $CODEX_HOME, else ~/.codex).")
+@json_option
+def hooks_uninstall(host: str, project: Path | None, user: bool, codex_home: Path | None, as_json: bool) -> None:
+    """Remove exactly what `vault hooks install HOST` added; the host's other settings stay."""
+    from sheriff_vault.agent import hooks as lib
+
+    if project and user:
+        raise click.UsageError("give --project DIR or --user, not both")
+    result = lib.uninstall_codex(codex_home) if host == "codex" else lib.uninstall_claude_code(project, user)
+    _report(result.to_json(), as_json, f"uninstalled for {host}")
+
+
+def _report(data: dict, as_json: bool, headline: str) -> None:
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(headline)
+    for path in data["changed"]:
+        click.echo(f"  wrote      {path}")
+    for path in data["unchanged"]:
+        click.echo(f"  unchanged  {path}")
+
+
+@hook.command("claude-code")
+@click.option("--vault", "vault_path", required=True, help="The vault (an absolute path, as install wrote it).")
+def hook_claude_code(vault_path: str) -> None:
+    """Claude Code's hook entry point: the event's JSON on stdin; prints context or nothing; always exits 0."""
+    from sheriff_vault.agent.hooks import run_claude_hook
+
+    try:
+        out = run_claude_hook(vault_path, sys.stdin.read())
+    except BaseException:  # noqa: B036  (never fail the host's prompt or compaction)
+        out = ""
+    if out:
+        click.echo(out)

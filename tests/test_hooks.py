@@ -1,0 +1,182 @@
+"""`vault hooks install|uninstall` for Claude Code and Codex, and the installed hook command run
+exactly as the host runs it: through a shell, JSON on stdin, the host's environment and cwd."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import NOW, commit_count, git, wait_for
+
+from sheriff_vault.store.edits import create_topic
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+PERSON_SETTINGS = {"model": "opus", "permissions": {"allow": ["Bash(make test)"]},
+                   "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}],
+                             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "my-own-hook"}]}]}}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    (root / ".claude" / "settings.json").write_text(json.dumps(PERSON_SETTINGS, indent=2))
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "docs-server"}}}))
+    return root
+
+
+@pytest.fixture
+def memory_vault(hash_vault):
+    config = hash_vault.root / "vault.yaml"
+    config.write_text(config.read_text().replace("tail_turns: 20", "tail_turns: 2"))
+    create_topic(hash_vault, "Staging deploy", now=NOW, facts=["We deploy staging with make stage-up from main."])
+    return hash_vault
+
+
+def installed_command(project: Path, event: str) -> str:
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]
+                if "hook claude-code" in h["command"]]
+    assert len(commands) == 1
+    return commands[0]
+
+
+def host_runs(command: str, payload: dict, cwd: Path) -> subprocess.CompletedProcess:
+    """As Claude Code runs a command hook: a shell, the event's JSON on stdin, its own cwd and
+    environment (no SHERIFF_VAULT; PYTHONPATH only so this checkout's code is the one imported)."""
+    env = {k: v for k, v in os.environ.items() if k in ("HOME", "PATH", "PYTHONPATH", "HF_HUB_OFFLINE",
+                                                        "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM")}
+    env |= {"CLAUDE_PROJECT_DIR": str(cwd)}
+    return subprocess.run(["bash", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def event(name: str, project: Path, **extra) -> dict:
+    return {"session_id": "7f3c2a10-5b1e-4c2d-9e8f-0a1b2c3d4e5f", "cwd": str(project), "permission_mode": "default",
+            "hook_event_name": name, "transcript_path": str(project / "session.jsonl")} | extra
+
+
+def test_install_merges_and_uninstall_removes_exactly_what_it_added(memory_vault, project, run):
+    before_mcp = json.loads((project / ".mcp.json").read_text())
+    out = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    assert out.returncode == 0, out.stderr
+    assert "wrote" in out.stdout and str(project / ".claude" / "settings.json") in out.stdout
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert settings["model"] == "opus" and settings["permissions"] == PERSON_SETTINGS["permissions"]
+    assert settings["hooks"]["Stop"] == PERSON_SETTINGS["hooks"]["Stop"]
+    assert settings["hooks"]["UserPromptSubmit"][0] == PERSON_SETTINGS["hooks"]["UserPromptSubmit"][0]
+    assert set(settings["hooks"]) == {"Stop", "UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
+    assert settings["hooks"]["SessionStart"][0]["matcher"] == "compact|resume"
+    assert f"--vault {memory_vault.root}" in installed_command(project, "UserPromptSubmit")
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert servers["docs"] == before_mcp["mcpServers"]["docs"]
+    assert servers["sheriff-vault"]["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+
+    again = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root, "--json")
+    assert json.loads(again.stdout)["changed"] == []  # installing twice adds nothing twice
+
+    gone = run("hooks", "uninstall", "claude-code", "--project", project)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == PERSON_SETTINGS
+    assert json.loads((project / ".mcp.json").read_text()) == before_mcp
+
+
+def test_install_refuses_a_broken_settings_file_without_touching_it(memory_vault, project, run):
+    (project / ".claude" / "settings.json").write_text("{not json")
+    out = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    assert out.returncode == 1 and "not valid JSON" in out.stderr and "Traceback" not in out.stderr
+    assert (project / ".claude" / "settings.json").read_text() == "{not json"
+
+
+def test_user_prompt_submit_adds_recalled_memory_and_never_fails(memory_vault, project, run, tmp_path):
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    command = installed_command(project, "UserPromptSubmit")
+    out = host_runs(command, event("UserPromptSubmit", project, prompt="How do we deploy the staging stack?"),
+                    project)
+    assert out.returncode == 0, out.stderr
+    context = json.loads(out.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "UserPromptSubmit" and "make stage-up" in context["additionalContext"]
+    log = [json.loads(line) for line in (memory_vault.logs / "hooks.jsonl").read_text().splitlines()]
+    assert log[-1]["event"] == "UserPromptSubmit" and log[-1]["outcome"].startswith("recalled")
+
+    # A slash command, bad input, a vault that is gone: print nothing, exit 0.
+    quiet = host_runs(command, event("UserPromptSubmit", project, prompt="/compact"), project)
+    garbage = subprocess.run(["bash", "-c", command], input="not json", capture_output=True, text=True, cwd=project,
+                             env=dict(os.environ), timeout=120)
+    moved = tmp_path / "moved"
+    shutil.move(str(memory_vault.root), moved)
+    gone = host_runs(command, event("UserPromptSubmit", project, prompt="How do we deploy staging?"), project)
+    for result in (quiet, garbage, gone):
+        assert result.returncode == 0 and result.stdout == "", result.stderr
+
+
+def test_pre_compact_sleeps_the_transcript_and_session_start_wakes(memory_vault, project, run):
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    shutil.copy(FIXTURES / "claude_tool_heavy.jsonl", project / "session.jsonl")
+    commits = commit_count(memory_vault.root)
+    out = host_runs(installed_command(project, "PreCompact"), event("PreCompact", project, trigger="auto",
+                                                                    custom_instructions=""), project)
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    assert commit_count(memory_vault.root) == commits + 1
+    assert git(memory_vault.root, "log", "-1", "--format=%s").startswith("sleep")
+    archived = "".join(p.read_text() for p in (memory_vault.root / "conversations").rglob("*.md"))
+    assert "The staging deploy fails at the migrate step" in archived and "echo step 200" not in archived
+
+    woke = host_runs(installed_command(project, "SessionStart"), event("SessionStart", project, source="compact"),
+                     project)
+    assert woke.returncode == 0, woke.stderr
+    context = json.loads(woke.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart" and "# Wake context" in context["additionalContext"]
+    startup = host_runs(installed_command(project, "SessionStart"), event("SessionStart", project, source="startup"),
+                        project)
+    assert startup.returncode == 0 and startup.stdout == ""
+
+
+def test_session_end_sleeps_in_the_background(memory_vault, project, run):
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    shutil.copy(FIXTURES / "claude_compacted.jsonl", project / "session.jsonl")
+    commits = commit_count(memory_vault.root)
+    out = host_runs(installed_command(project, "SessionEnd"), event("SessionEnd", project, reason="prompt_input_exit"),
+                    project)
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    wait_for(lambda: commit_count(memory_vault.root) == commits + 1, timeout=120, what="the background sleep commit")
+
+
+def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault, tmp_path, run):
+    home = tmp_path / "codex"
+    home.mkdir()
+    original = ('# my codex config\nmodel = "gpt-5.1-codex"   # keep this model\n\n'
+                '[mcp_servers.docs]\ncommand = "docs-server"  # the docs MCP\n')
+    (home / "config.toml").write_text(original)
+    out = run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root)
+    assert out.returncode == 0, out.stderr
+    text = (home / "config.toml").read_text()
+    assert "# my codex config" in text and "# keep this model" in text and "# the docs MCP" in text
+    config = tomllib.loads(text)
+    assert config["mcp_servers"]["docs"] == {"command": "docs-server"}
+    assert config["mcp_servers"]["sheriff-vault"]["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+    gone = run("hooks", "uninstall", "codex", "--codex-home", home)
+    assert gone.returncode == 0, gone.stderr
+    assert tomllib.loads((home / "config.toml").read_text()) == tomllib.loads(original)
+    assert "# keep this model" in (home / "config.toml").read_text()
+
+
+def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault, run):
+    home = Path(os.environ["HOME"])
+    theirs = {"numStartups": 7, "projects": {"/x": {"allowedTools": []}}}
+    (home / ".claude.json").write_text(json.dumps(theirs))
+    out = run("hooks", "install", "claude-code", "--user", "--vault", memory_vault.root)
+    assert out.returncode == 0, out.stderr
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert set(settings["hooks"]) == {"UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
+    claude = json.loads((home / ".claude.json").read_text())
+    assert claude["numStartups"] == 7 and "sheriff-vault" in claude["mcpServers"]
+    both = run("hooks", "install", "claude-code", "--user", "--project", home, "--vault", memory_vault.root)
+    assert both.returncode == 2 and "not both" in both.stderr
+    run("hooks", "uninstall", "claude-code", "--user")
+    assert json.loads((home / ".claude.json").read_text()) == theirs
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {}

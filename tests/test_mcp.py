@@ -1,0 +1,199 @@
+"""`vault mcp` as a real subprocess, driven by the real `mcp` client (stdio_client + ClientSession)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import NOW, git, wait_for
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from sheriff_vault.daemon import rpc
+from sheriff_vault.store.edits import create_topic
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def server_params(vault_root: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "sheriff_vault", "mcp", "--vault", str(vault_root)],
+                                 env=ENV | {"HOME": os.environ["HOME"]}, cwd=str(vault_root.parent))
+
+
+def run_session(vault_root: Path, body) -> object:
+    async def main():
+        async with stdio_client(server_params(vault_root)) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session)
+
+    return asyncio.run(main())
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content)
+
+
+@pytest.fixture
+def seeded(hash_vault):
+    create_topic(hash_vault, "Staging deploy", now=NOW, facts=["We deploy staging with make stage-up from main."])
+    return hash_vault
+
+
+def test_tools_recall_upsert_resource_and_prompt(seeded):
+    async def body(s: ClientSession):
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        first = await s.call_tool("recall", {"query": "how do we deploy staging?"})
+        upsert = await s.call_tool("topic_upsert", {"name": "Billing", "facts": ["The invoice cutoff is the 25th."]})
+        second = await s.call_tool("recall", {"query": "when is the invoice cutoff?"})
+        resources = [str(r.uri) for r in (await s.list_resources()).resources]
+        templates = [t.uri_template for t in (await s.list_resource_templates()).resource_templates]
+        topic = await s.read_resource("vault://topic/billing")
+        wake = await s.read_resource("vault://wake")
+        prompt = await s.get_prompt("resume", {})
+        listed = await s.call_tool("topic_list", {})
+        return tools, first, upsert, second, resources, templates, topic, wake, prompt, listed
+
+    tools, first, upsert, second, resources, templates, topic, wake, prompt, listed = run_session(seeded.root, body)
+    assert {"recall", "topic_get", "topic_list", "topic_upsert", "topic_link", "note", "sleep", "wake", "history",
+            "diff", "time", "skills_search", "skills_run"} <= set(tools)
+    assert "verify" in tools["recall"].description and tools["recall"].input_schema["required"] == ["query"]
+    assert not first.is_error and "make stage-up" in text_of(first)
+    assert not upsert.is_error and upsert.structured_content["path"] == "topics/billing.md"
+    assert git(seeded.root, "log", "-1", "--format=%s").strip() == "topic: new Billing"
+    assert not second.is_error and "invoice cutoff is the 25th" in text_of(second)
+    assert "vault://topic/billing" in resources and "vault://topic/staging-deploy" in resources
+    assert "vault://wake" in resources and "vault://topic/{slug}" in templates
+    assert topic.contents[0].mime_type == "text/markdown"
+    assert "The invoice cutoff is the 25th." in topic.contents[0].text
+    assert "# Wake context" in wake.contents[0].text
+    assert "# Wake context" in prompt.messages[0].content.text
+    assert [t["slug"] for t in listed.structured_content["topics"]] == ["billing", "staging-deploy"]
+
+
+def test_bad_arguments_are_error_results_and_the_server_survives(seeded):
+    async def body(s: ClientSession):
+        out = {
+            "empty query": await s.call_tool("recall", {"query": ""}),
+            "wrong type": await s.call_tool("recall", {"query": 42, "budget": "lots"}),
+            "missing": await s.call_tool("topic_get", {}),
+            "no topic": await s.call_tool("topic_get", {"ref": "no-such-topic"}),
+            "bad phrase": await s.call_tool("time", {"phrase": "purple elephants"}),
+            "bad link type": await s.call_tool("topic_link", {"src": "staging-deploy", "dst": "x", "type": "OWNS"}),
+            "nameless upsert": await s.call_tool("topic_upsert", {}),
+            "unknown tool": await s.call_tool("no_such_tool", {}),
+        }
+        try:
+            await s.read_resource("vault://topic/no-such-topic")
+            missing_resource = None
+        except MCPError as exc:
+            missing_resource = str(exc)
+        after = await s.call_tool("recall", {"query": "deploy staging"})
+        return out, missing_resource, after
+
+    out, missing_resource, after = run_session(seeded.root, body)
+    for label, result in out.items():
+        assert result.is_error, label
+    assert "no topic matches 'no-such-topic'" in text_of(out["no topic"])
+    assert "give name" in text_of(out["nameless upsert"])
+    assert missing_resource and "no-such-topic" in missing_resource
+    assert not after.is_error and "make stage-up" in text_of(after)
+
+
+def test_note_then_sleep_and_time_over_mcp(hash_vault):
+    async def body(s: ClientSession):
+        for i in range(3):
+            await s.call_tool("note", {"role": "user", "text": f"Remember: the staging database is db-{i}."})
+        noted = await s.call_tool("note", {"role": "assistant", "text": "Noted.", "turn_id": "a1"})
+        again = await s.call_tool("note", {"role": "assistant", "text": "Noted.", "turn_id": "a1"})
+        window = await s.call_tool("time", {"phrase": "yesterday"})
+        slept = await s.call_tool("sleep", {"dry_run": True})
+        return noted, again, window, slept
+
+    noted, again, window, slept = run_session(hash_vault.root, body)
+    assert noted.structured_content["added"][0]["id"] == "a1"
+    assert again.structured_content["added"] == [] and "already" in again.structured_content["note"]
+    assert window.structured_content["start"] and window.structured_content["end"]
+    assert not slept.is_error and slept.structured_content["dry_run"] is True
+    assert len(hash_vault.buffer_path.read_text().splitlines()) == 4
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_streamable_http_on_loopback(seeded):
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "mcp", "--vault", str(seeded.root),
+                             "--http", f"127.0.0.1:{port}"], env=os.environ | ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        def listening() -> bool:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_for(listening, timeout=60, what="the HTTP server to listen")
+
+        async def main():
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as s:
+                    await s.initialize()
+                    return await s.call_tool("recall", {"query": "deploy staging"})
+
+        result = asyncio.run(main())
+        assert not result.is_error and "make stage-up" in text_of(result)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_bad_http_address_is_a_message_not_a_traceback(hash_vault, run):
+    out = run("mcp", "--vault", hash_vault.root, "--http", "127.0.0.1:notaport")
+    assert out.returncode == 1 and "is not HOST:PORT" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_recall_sees_hand_edits_with_and_without_the_daemon(seeded, run):
+    topic = seeded.root / "topics" / "staging-deploy.md"
+
+    def edit(fact: str) -> None:
+        text = topic.read_text()
+        tmp = topic.with_name(".staging-deploy.md.swp")  # saved the way editors save: write, then rename
+        tmp.write_text(text.replace("## Facts\n\n", f"## Facts\n\n- 2026-02-21 {fact}\n"))
+        os.replace(tmp, topic)
+
+    async def body(s: ClientSession):
+        edit("The staging database listens on port 6543.")
+        first = await s.call_tool("recall", {"query": "which port does the staging database listen on?"})
+        started = run("watch", "--vault", seeded.root)
+        assert started.returncode == 0, started.stderr
+        try:
+            wait_for(lambda: rpc.call(seeded, "status"), timeout=60, what="the daemon to answer")
+            edit("The staging cache is redis-7.")
+
+            async def found() -> str:
+                for _ in range(100):
+                    result = await s.call_tool("recall", {"query": "which redis does the staging cache use?"})
+                    if "redis-7" in text_of(result):
+                        return text_of(result)
+                    await asyncio.sleep(0.3)
+                return ""
+
+            second = await found()
+        finally:
+            run("watch", "--stop", "--vault", seeded.root)
+        return first, second
+
+    first, second = run_session(seeded.root, body)
+    assert "port 6543" in text_of(first)
+    assert "redis-7" in second
