@@ -229,3 +229,48 @@ def unstage(root: Path, paths: list[str]) -> None:
 def restore(root: Path, paths: list[str]) -> None:
     """Put tracked files back to their content at HEAD (rolling back a half-done sleep)."""
     _run(root, "checkout", "HEAD", "--", *paths)
+
+
+def merge_file(ours: str, base: str, theirs: str, *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+               diff3: bool = False, marker_size: int = 7) -> tuple[str, int]:
+    """`git merge-file` on three texts (no repository needed): the merged text and how many
+    conflicts it marked."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="vault-merge-") as tmp:
+        names = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_text(text, encoding="utf-8")
+            names.append(str(path))
+        args = ["git", "merge-file", "-p", f"--marker-size={marker_size}"]
+        args += ["--diff3"] if diff3 else []
+        for label in labels:
+            args += ["-L", label]
+        out = subprocess.run([*args, *names], capture_output=True)
+    if out.returncode < 0 or out.returncode > 127:
+        raise GitError(f"`git merge-file` failed: {out.stderr.decode('utf-8', 'replace').strip()}")
+    return out.stdout.decode("utf-8", "replace"), out.returncode
+
+
+def set_config(root: Path, key: str, value: str) -> None:
+    """Set one key in the repository's own config (.git/config), not the person's global one."""
+    current = get_config(root, key)
+    if current != value:
+        _run(root, "config", "--local", key, value)
+
+
+def get_config(root: Path, key: str) -> str | None:
+    try:
+        return _run(root, "config", "--local", "--get", key, retries=0).strip() or None
+    except GitError:
+        return None
+
+
+def unmerged_paths(root: Path) -> list[str]:
+    """Files a merge left in conflict (git's index holds more than one stage of them)."""
+    if not is_repo(root):
+        return []
+    out = _run(root, "diff", "--name-only", "--diff-filter=U", retries=0)
+    return sorted(set(p for p in out.splitlines() if p))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sheriff_vault.config import CONFIG_NAME, Config, load_config
 from sheriff_vault.errors import InitRefused, VaultNotFound
-from sheriff_vault.store import gitlog
+from sheriff_vault.store import gitlog, topicmerge
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.topics import TopicStore
@@ -133,7 +133,8 @@ class InitResult:
 
 
 def init_vault(path: Path, *, force: bool = False) -> InitResult:
-    """Make (or repair) a vault: template files, content folders, git repository, post-commit hook.
+    """Make (or repair) a vault: template files, content folders, git repository, git hooks, and the
+    topic merge driver (.gitattributes plus .git/config; run it again in a fresh clone to register it).
 
     On an existing vault it only adds what is missing, so running it twice is harmless. A
     non-empty folder that is not a vault is refused unless `force`; even then nothing is overwritten.
@@ -172,6 +173,8 @@ def init_vault(path: Path, *, force: bool = False) -> InitResult:
     if not gitlog.is_repo(root):
         gitlog.init(root)
     install_hook(root)
+    if topicmerge.install(root, sys.executable):
+        added.append(".gitattributes")
     commit = gitlog.commit_paths(root, "init: new vault", added) if added else None
     return InitResult(Vault(root), not existing, commit, added)
 
