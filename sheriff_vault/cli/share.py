@@ -1,12 +1,17 @@
-"""`vault merge-driver`: the git side of sharing a vault between machines."""
+"""`vault sync`, `vault sleeps` and `vault merge-driver`: sharing a vault between machines."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sheriff_vault.cli.group import cli
+from sheriff_vault.cli.options import emit_json, json_option, with_vault
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
 
 
 @cli.command("merge-driver")
@@ -27,3 +32,25 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str | None, marker_
     if not result.clean:
         click.echo(f"{path or ours}: {result.conflicts} conflict(s) left for you (markers in the file)", err=True)
         sys.exit(1)
+
+
+@cli.command("sync")
+@click.argument("remote", required=False)
+@json_option
+@with_vault
+def sync_cmd(vault: Vault, remote: str | None, as_json: bool) -> None:
+    """Share the vault through a git remote: commit your topic edits, fetch, merge, push, reindex.
+
+    REMOTE defaults to the branch's upstream, else `origin`. Topic files merge through the topic
+    merge driver; a real conflict stops before the push and `vault doctor` shows where. Never
+    force-pushes.
+    """
+    from sheriff_vault.daemon.sync import sync
+
+    result = sync(vault, remote, log=lambda m: click.echo(m, err=True))
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.describe())

@@ -274,3 +274,72 @@ def unmerged_paths(root: Path) -> list[str]:
         return []
     out = _run(root, "diff", "--name-only", "--diff-filter=U", retries=0)
     return sorted(set(p for p in out.splitlines() if p))
+
+
+def try_run(root: Path, *args: str, env: dict | None = None) -> tuple[int, str, str]:
+    """Run one git command and return (exit code, stdout, stderr) instead of raising: for commands
+    whose failures the caller explains (fetch, merge, push)."""
+    with _repo(root) as repo:
+        status, out, err = repo.git.execute(["git", *args], env=env, with_extended_output=True,
+                                            with_exceptions=False, strip_newline_in_stdout=False)
+    return int(status or 0), str(out), str(err)
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch; None on a detached HEAD."""
+    code, out, _ = try_run(root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return out.strip() or None if code == 0 else None
+
+
+def remotes(root: Path) -> list[str]:
+    return [r for r in _run(root, "remote").split() if r]
+
+
+def upstream(root: Path) -> tuple[str, str] | None:
+    """(remote, branch) the current branch tracks, if any."""
+    code, out, _ = try_run(root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}")
+    if code != 0 or "/" not in out.strip():
+        return None
+    branch = current_branch(root)
+    remote = _run(root, "config", "--get", f"branch.{branch}.remote").strip() if branch else ""
+    merge = _run(root, "config", "--get", f"branch.{branch}.merge").strip() if branch else ""
+    if not remote or not merge:
+        return None
+    return remote, merge.removeprefix("refs/heads/")
+
+
+def is_shallow(root: Path) -> bool:
+    return _run(root, "rev-parse", "--is-shallow-repository").strip() == "true"
+
+
+def merge_in_progress(root: Path) -> bool:
+    out = _run(root, "rev-parse", "--git-path", "MERGE_HEAD").strip()
+    path = Path(out)
+    return (path if path.is_absolute() else Path(root) / path).exists()
+
+
+def identity_env(root: Path) -> dict[str, str]:
+    """The environment for a command that makes commits (merge): the person, else Sheriff Vault."""
+    return _identity_env(root)
+
+
+def diff_names(root: Path, old: str, new: str) -> list[str]:
+    out = _run(root, "diff", "--name-only", f"{old}..{new}")
+    return sorted(set(p for p in out.splitlines() if p))
+
+
+def tag(root: Path, name: str, sha: str, message: str) -> None:
+    """An annotated tag (so `git push --follow-tags` carries it to other machines)."""
+    _run(root, "tag", "-a", name, sha, "-m", message, env=_identity_env(root))
+
+
+def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
+    """(tag name, commit sha) for tags matching `pattern`, newest tag name first."""
+    out = _run(root, "for-each-ref", "--sort=-refname", "--format=%(refname:short)\x1f%(*objectname)%(objectname)",
+               f"refs/tags/{pattern}")
+    found = []
+    for line in out.splitlines():
+        if "\x1f" in line:
+            name, sha = line.split("\x1f", 1)
+            found.append((name, sha[:40]))
+    return found
