@@ -101,6 +101,9 @@ def test_two_clones_sleep_into_one_topic_and_sync_to_the_same_memory(shared, tmp
     assert [p.read_text() for p in sorted((a / "topics").glob("*.md"))] == \
         [p.read_text() for p in sorted((b / "topics").glob("*.md"))]
     assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD") == git(origin, "rev-parse", "main")
+    tags = git(a, "tag", "-l", "sleep/*").split()
+    assert tags == git(b, "tag", "-l", "sleep/*").split() == git(origin, "tag", "-l", "sleep/*").split()
+    assert tags == ["sleep/20260210T110000Z", "sleep/20260211T110000Z", "sleep/20260212T110000Z"]
     topic = Topic.load(next((a / "topics").glob("*.md")))
     assert topic.first_seen.isoformat().startswith("2026-02-10") and topic.last_seen.isoformat().startswith("2026-02-12")
     assert topic.touch_count == 3

@@ -54,3 +54,21 @@ def sync_cmd(vault: Vault, remote: str | None, as_json: bool) -> None:
         emit_json(result.to_json())
     else:
         click.echo(result.describe())
+
+
+@cli.command("sleeps")
+@click.option("--limit", type=click.IntRange(1, 100_000), default=20, show_default=True, help="How many to list.")
+@json_option
+@with_vault
+def sleeps_cmd(vault: Vault, limit: int, as_json: bool) -> None:
+    """List the sleeps (tagged `sleep/<UTC time>`) newest first: when, what was learned, topics touched."""
+    from sheriff_vault.store.sleeps import list_sleeps
+
+    found = list_sleeps(vault, limit)
+    if as_json:
+        emit_json([s.to_json() for s in found])
+    elif not found:
+        click.echo("no tagged sleeps yet (`vault sleep` tags each one)")
+    else:
+        for entry in found:
+            click.echo(entry.line())

@@ -173,7 +173,7 @@ _FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s{_SEP}%b"
 
 
 def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
-        limit: int | None = None) -> list[CommitInfo]:
+        limit: int | None = None, rev: str = "HEAD") -> list[CommitInfo]:
     """Commits newest first, optionally only those touching `paths` or inside a time window."""
     if head(root) is None:
         return []
@@ -184,7 +184,7 @@ def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.dat
         args.append(f"--until={until.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
     if limit:
         args.append(f"-n{limit}")
-    args.append("HEAD")
+    args.append(rev)
     if paths:
         args += ["--", *paths]
     return _parse_log(_run(root, *args))
@@ -328,9 +328,12 @@ def diff_names(root: Path, old: str, new: str) -> list[str]:
     return sorted(set(p for p in out.splitlines() if p))
 
 
-def tag(root: Path, name: str, sha: str, message: str) -> None:
+def tag(root: Path, name: str, sha: str, message: str, *, when: dt.datetime | None = None) -> None:
     """An annotated tag (so `git push --follow-tags` carries it to other machines)."""
-    _run(root, "tag", "-a", name, sha, "-m", message, env=_identity_env(root))
+    env = _identity_env(root)
+    if when is not None:
+        env["GIT_COMMITTER_DATE"] = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+    _run(root, "tag", "-a", name, sha, "-m", message, env=env)
 
 
 def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
@@ -343,3 +346,8 @@ def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
             name, sha = line.split("\x1f", 1)
             found.append((name, sha[:40]))
     return found
+
+
+def is_ancestor(root: Path, sha: str, of: str) -> bool:
+    code, _, _ = try_run(root, "merge-base", "--is-ancestor", sha, of)
+    return code == 0
