@@ -44,7 +44,7 @@ def test_each_sleep_is_tagged_and_listed_newest_first(tmp_path: Path):
                    "2026-02-11T08:30:05Z")
     assert first["tag"] == "sleep/20260210T100000Z" and second["tag"] == "sleep/20260211T083005Z"
     assert git(root, "rev-parse", "sleep/20260210T100000Z^{commit}").strip() == first["commit"]
-    assert git(root, "cat-file", "-t", "sleep/20260211T083005Z").strip() == "tag"  # annotated: pushed with --follow-tags
+    assert git(root, "cat-file", "-t", "sleep/20260211T083005Z").strip() == "tag"  # annotated: pushed along
     listed = json.loads(run_vault("sleeps", "--json", cwd=root).stdout)
     assert [s["tag"] for s in listed] == [second["tag"], first["tag"]]
     assert [s["commit"] for s in listed] == [second["commit"], first["commit"]]

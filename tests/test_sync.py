@@ -105,7 +105,8 @@ def test_two_clones_sleep_into_one_topic_and_sync_to_the_same_memory(shared, tmp
     assert tags == git(b, "tag", "-l", "sleep/*").split() == git(origin, "tag", "-l", "sleep/*").split()
     assert tags == ["sleep/20260210T110000Z", "sleep/20260211T110000Z", "sleep/20260212T110000Z"]
     topic = Topic.load(next((a / "topics").glob("*.md")))
-    assert topic.first_seen.isoformat().startswith("2026-02-10") and topic.last_seen.isoformat().startswith("2026-02-12")
+    assert topic.first_seen and topic.first_seen.isoformat().startswith("2026-02-10")
+    assert topic.last_seen and topic.last_seen.isoformat().startswith("2026-02-12")
     assert topic.touch_count == 3
     for query in ("chocolate cake for Caroline's party", "when is the park shelter booked"):
         got = [[t["id"] for t in json.loads(vault("recall", query, "--json", "--no-daemon", cwd=c))["topics"]]
@@ -233,3 +234,15 @@ def test_a_shallow_clone_is_deepened_and_syncs(shared, tmp_path: Path):
     out = run_vault("sync", cwd=shallow)
     assert out.returncode == 0, out.stderr
     assert git(shallow, "rev-parse", "--is-shallow-repository").strip() == "false"
+
+
+def test_the_first_sync_pushes_to_an_empty_remote_and_sets_the_upstream(tmp_path: Path):
+    root = tmp_path / "notes"
+    vault("init", root, cwd=tmp_path)
+    git(tmp_path, "init", "-q", "--bare", "notes.git")
+    git(root, "remote", "add", "origin", str(tmp_path / "notes.git"))
+    out = vault("sync", cwd=root)
+    assert "nothing on the remote yet with origin/main" in out and "pushed to origin/main" in out
+    assert git(tmp_path / "notes.git", "rev-parse", "main") == git(root, "rev-parse", "HEAD")
+    assert git(root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "origin/main"
+    assert "already had everything" in vault("sync", cwd=root)

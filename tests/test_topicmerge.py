@@ -110,7 +110,8 @@ def test_a_frontmatter_value_changed_two_ways_is_a_conflict(tmp_path: Path):
     theirs = base.replace("name: Caroline's birthday party", "name: The big party")
     result = merge_texts(base, ours, theirs)
     assert result.conflicts == 1
-    assert "<<<<<<< ours" in result.text and "name: Caroline's 30th" in result.text and "name: The big party" in result.text
+    assert "<<<<<<< ours" in result.text
+    assert "name: Caroline's 30th" in result.text and "name: The big party" in result.text
 
 
 # -- real git ---------------------------------------------------------------------------------------------

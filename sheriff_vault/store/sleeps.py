@@ -63,7 +63,8 @@ def list_sleeps(vault: Vault, limit: int | None = None) -> list[SleepEntry]:
         info = gitlog.log(root, limit=1, rev=sha)
         if not info:
             continue
-        topics = [{"change": m.group(1), "path": m.group(2), "name": m.group(3)} for m in _CHANGE.finditer(info[0].body)]
+        topics = [{"change": m.group(1), "path": m.group(2), "name": m.group(3)}
+                  for m in _CHANGE.finditer(info[0].body)]
         found.append(SleepEntry(name, sha, info[0].at, info[0].subject, topics))
     found.sort(key=lambda e: (e.at, e.tag), reverse=True)
     return found[:limit] if limit else found

@@ -87,7 +87,7 @@ def merge_files(base: Path, ours: Path, theirs: Path, path: str | None = None, *
     try:
         result = merge_texts(*texts, path=path or Path(ours).name, decay=decay, marker_size=marker_size)
     except Exception:  # never lose either side: fall back to git's own line merge, markers and all
-        result = _plain(*texts, path or Path(ours).name, marker_size)
+        result = _plain(texts[0], texts[1], texts[2], path or Path(ours).name, marker_size)
     atomic_write(Path(ours), result.text.encode("utf-8", "surrogateescape"))
     return result
 
@@ -232,7 +232,7 @@ def _edge_key(e: Any) -> Hashable:
 
 def _weight(e: Any) -> float:
     w = e.get("weight") if isinstance(e, dict) else None
-    return float(w) if _is_num(w) else 1.0
+    return float(w) if isinstance(w, (int, float)) and not isinstance(w, bool) else 1.0
 
 
 def _related(b: Any, o: list, t: list) -> list:
