@@ -74,6 +74,8 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
     candidates: list[TopicHit] = field(default_factory=list)
     tz: str = "UTC"
+    index_head: str | None = None  # the commit the index reflected when answering
+    caught_up: list[str] = field(default_factory=list)  # files recall had to reindex first
 
     def render(self, budget: int) -> str:
         """Compact Markdown within `budget` characters: the best facts first (their topic names as
@@ -146,6 +148,7 @@ class RecallResult:
             "topics": [t.to_json() for t in self.topics], "order": self.order, "skills": self.skills,
             "warnings": self.warnings,
             "candidates": [c.to_json() | {"facts": []} for c in self.candidates],
+            "index": f"index@{self.index_head}" if self.index_head else None, "caught_up": self.caught_up,
         }
 
 

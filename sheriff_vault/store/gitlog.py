@@ -324,7 +324,7 @@ def identity_env(root: Path) -> dict[str, str]:
 
 
 def diff_names(root: Path, old: str, new: str) -> list[str]:
-    out = _run(root, "diff", "--name-only", f"{old}..{new}")
+    out = _run(root, "diff", "--name-only", "--no-renames", f"{old}..{new}")  # a rename is a deletion too
     return sorted(set(p for p in out.splitlines() if p))
 
 
@@ -351,3 +351,18 @@ def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
 def is_ancestor(root: Path, sha: str, of: str) -> bool:
     code, _, _ = try_run(root, "merge-base", "--is-ancestor", sha, of)
     return code == 0
+
+
+def dirty_paths(root: Path) -> list[str]:
+    """Files that differ from HEAD in the working tree (modified, added, deleted, untracked; both
+    names of a rename)."""
+    out = _run(root, "status", "--porcelain", "--untracked-files=all", "-z")
+    paths, source_next = [], False
+    for entry in out.split("\0"):
+        if source_next:
+            paths.append(entry)
+            source_next = False
+        elif len(entry) > 3:
+            paths.append(entry[3:])
+            source_next = entry[0] in "RC"  # a rename names its source next
+    return sorted(set(p for p in paths if p))
