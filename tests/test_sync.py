@@ -91,6 +91,7 @@ def test_two_clones_sleep_into_one_topic_and_sync_to_the_same_memory(shared, tmp
     assert json.loads(out_a)["pushed"] is True
     out_b = json.loads(vault("sync", "--json", cwd=b))
     assert out_b["merge"] == "merged" and out_b["pushed"] is True
+    assert out_b["index"]["head"] == out_b["head"]  # this machine's index reflects the merge commit
     assert json.loads(vault("sync", "--json", cwd=a))["merge"] == "fast-forward"
     for clone in (a, b):
         merged = facts(clone)

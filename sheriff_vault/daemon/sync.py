@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sheriff_vault.daemon.client import reindex
+from sheriff_vault.daemon.client import reconcile
 from sheriff_vault.errors import SyncError, VaultError
 from sheriff_vault.store import gitlog, topicmerge
 
@@ -72,7 +72,7 @@ def sync(vault: Vault, remote: str | None = None, *, log: Callable[[str], None] 
         result.head = gitlog.head(root)
         if result.head_before and result.head and result.head_before != result.head:
             result.changed = gitlog.diff_names(root, result.head_before, result.head)
-    result.index = reindex(vault, log=log)
+    result.index = reconcile(vault, result.head_before, log=log)
     return result
 
 
