@@ -72,3 +72,30 @@ def sleeps_cmd(vault: Vault, limit: int, as_json: bool) -> None:
     else:
         for entry in found:
             click.echo(entry.line())
+
+
+@cli.command("review")
+@click.argument("topics", nargs=-1)
+@click.option("--accept", "do_accept", is_flag=True, help="Take the sleep (only TOPICS, if named) onto your branch.")
+@click.option("--reject", "do_reject", is_flag=True, help="Drop the sleep (only TOPICS, if named; the rest is taken).")
+@click.option("--branch", help="Which sleep branch (default: the newest sleep/...).")
+@json_option
+@with_vault
+def review_cmd(vault: Vault, topics: tuple[str, ...], do_accept: bool, do_reject: bool, branch: str | None,
+               as_json: bool) -> None:
+    """Show a sleep made with `vault sleep --review` topic by topic, then accept or reject all or part of it.
+
+    Without --accept or --reject it only shows what was learned. TOPIC is a slug, path or name.
+    """
+    from sheriff_vault.daemon import review
+
+    if do_accept and do_reject:
+        raise click.UsageError("use --accept or --reject, not both")
+    if not (do_accept or do_reject):
+        if topics:
+            raise click.UsageError("name topics only with --accept or --reject")
+        shown = review.show_review(vault, branch)
+        emit_json(shown.to_json()) if as_json else click.echo(shown.describe())
+        return
+    decision = review.decide(vault, accept=do_accept, refs=topics, branch=branch)
+    emit_json(decision.to_json()) if as_json else click.echo(decision.describe())

@@ -366,3 +366,33 @@ def dirty_paths(root: Path) -> list[str]:
             paths.append(entry[3:])
             source_next = entry[0] in "RC"  # a rename names its source next
     return sorted(set(p for p in paths if p))
+
+
+def branches(root: Path, pattern: str) -> list[tuple[str, str]]:
+    """(branch name, commit sha) for local branches matching `pattern`, newest name first."""
+    out = _run(root, "for-each-ref", "--sort=-refname", "--format=%(refname:short)\x1f%(objectname)",
+               f"refs/heads/{pattern}")
+    return [(n, s) for n, _, s in (line.partition("\x1f") for line in out.splitlines()) if s]
+
+
+def create_branch(root: Path, name: str, sha: str) -> None:
+    _run(root, "branch", "--no-track", name, sha)
+
+
+def delete_branch(root: Path, name: str) -> None:
+    _run(root, "branch", "-D", name)
+
+
+def delete_tag(root: Path, name: str) -> None:
+    _run(root, "tag", "-d", name)
+
+
+def reset_keep(root: Path, sha: str) -> None:
+    """Move the current branch back to `sha`, updating the files it changed and keeping a person's
+    other uncommitted edits (git refuses, and says so, rather than lose one)."""
+    _run(root, "reset", "--quiet", "--keep", sha)
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    code, out, _ = try_run(root, "merge-base", a, b)
+    return out.strip() or None if code == 0 else None
