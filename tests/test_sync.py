@@ -247,3 +247,35 @@ def test_the_first_sync_pushes_to_an_empty_remote_and_sets_the_upstream(tmp_path
     assert git(tmp_path / "notes.git", "rev-parse", "main") == git(root, "rev-parse", "HEAD")
     assert git(root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "origin/main"
     assert "already had everything" in vault("sync", cwd=root)
+
+
+def test_a_remote_that_disappears_mid_push(shared, tmp_path: Path):
+    origin, a, _ = shared
+    sleep(a, tmp_path, "a", "2026-02-11", SIDE_A)
+    hook = a / ".git" / "hooks" / "pre-push"  # runs after the fetch and merge, just before the push
+    hook.write_text(f"#!/bin/sh\nrm -rf '{origin}'\ncat >/dev/null\nexit 0\n")
+    hook.chmod(0o755)
+    head = git(a, "rev-parse", "HEAD")
+    out = run_vault("sync", cwd=a)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    # git reports it as the remote's unpacker failing (or, by timing, as a lost connection)
+    assert ("error: origin refused the push: unpacker error" in out.stderr
+            or "error: cannot reach remote 'origin' to push" in out.stderr), out.stderr
+    assert "your commits are safe here" in out.stderr and "run `vault sync` again" in out.stderr
+    assert git(a, "rev-parse", "HEAD") == head and git(a, "status", "--porcelain").strip() == ""
+    assert run_vault("recall", "Caroline's party", "--no-daemon", cwd=a).returncode == 0
+
+
+def test_an_aborted_merge_leaves_the_vault_as_it_was_and_syncable(shared):
+    origin, a, b = shared
+    for clone, place in ((a, "the town hall"), (b, "the beach")):
+        path = next((clone / "topics").glob("*.md"))
+        path.write_text(path.read_text().replace("at Riverside Park. [", f"at {place}. [", 1))
+    vault("sync", cwd=a)
+    assert run_vault("sync", cwd=b).returncode == 1
+    git(b, "merge", "--abort")
+    path = next((b / "topics").glob("*.md"))
+    assert "the beach" in path.read_text() and "<<<<<<<" not in path.read_text()
+    assert run_vault("doctor", cwd=b).returncode == 0
+    out = run_vault("sync", cwd=b)  # the conflict comes back as a conflict, never as lost text
+    assert out.returncode == 1 and "left 1 conflict(s)" in out.stderr

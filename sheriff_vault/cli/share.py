@@ -26,9 +26,14 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str | None, marker_
     Dates, counters, aliases, facts, numbers and links are merged without conflict; a line changed
     two ways is left with conflict markers and the exit code is 1, as git expects.
     """
-    from sheriff_vault.store.topicmerge import merge_files
+    from sheriff_vault.store.topicmerge import DEFAULT_DECAY, merge_files
+    from sheriff_vault.store.vault import find_vault
 
-    result = merge_files(base, ours, theirs, path, marker_size=marker_size)
+    try:  # git runs drivers at the top of the worktree: the vault's own utility decay
+        decay = find_vault().config.sleep.utility_decay
+    except Exception:  # a driver must merge even when vault.yaml is unreadable
+        decay = DEFAULT_DECAY
+    result = merge_files(base, ours, theirs, path, marker_size=marker_size, decay=decay)
     if not result.clean:
         click.echo(f"{path or ours}: {result.conflicts} conflict(s) left for you (markers in the file)", err=True)
         sys.exit(1)

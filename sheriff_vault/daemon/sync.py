@@ -194,8 +194,9 @@ def _push(vault: Vault, remote: str, branch: str, result: SyncResult) -> None:
         if "[remote rejected]" in said:
             reason = next((line.split("[remote rejected]", 1)[1].strip() for line in said.splitlines()
                            if "[remote rejected]" in line), "")
-            raise SyncError(f"{remote} refused the push: {reason or 'no reason given'}",
-                            hint="your commits are safe here; ask whoever runs the remote, then `vault sync` again")
+            raise SyncError(f"{remote} refused the push: {reason.strip('()') or 'no reason given'}",
+                            hint=f"your commits are safe here; check the remote (`git remote get-url {remote}`) "
+                                 "or ask whoever runs it, then run `vault sync` again")
         if "[rejected]" in said or "non-fast-forward" in said or "fetch first" in said:
             raise SyncError(f"{remote} refused the push: it has commits this machine has not merged yet "
                             "(another machine pushed while this one synced)",
