@@ -189,3 +189,34 @@ def test_merge_driver_command_exit_codes(tmp_path: Path, run):
     assert out.returncode == 0, out.stderr
     merged = files["A"].read_text()
     assert "name: Caroline's party" in merged and "- [x] " in merged
+
+
+def test_both_sides_opening_a_new_section_read_well_after_the_merge(tmp_path: Path):
+    base = base_topic(tmp_path / "party.md").render()
+    sides = []
+    for text in ("User: We booked the shelter.", "User: Melanie baked the cake."):
+        topic = Topic.parse(base, Path("party.md"), "topics/party.md")
+        topic.add_item(fact(text, T0, kind="event"))
+        sides.append(topic.render())
+    result = merge_texts(base, *sides)
+    assert result.clean, result.text
+    assert result.text.endswith("## Events\n\n- 2026-02-10 — User: We booked the shelter.\n"
+                                "- 2026-02-10 — User: Melanie baked the cake.\n")
+
+
+def test_the_same_fact_added_in_two_places_is_kept_once(tmp_path: Path):
+    base_t = base_topic(tmp_path / "party.md")
+    base = base_t.render()
+    same = fact("User: Caroline turns thirty.", T0, [Citation(CONV_A, ("t7",))])
+    ours_t = Topic.parse(base, Path("party.md"))
+    ours_t.add_item(same)
+    theirs_t = Topic.parse(base, Path("party.md"))
+    theirs_t.add_item(fact("User: Something else first.", T0))
+    theirs_t.add_item(fact("User: Another thing.", T0))
+    lines = theirs_t.body.lines
+    at = next(i for i, line in enumerate(lines) if "Riverside Park" in line)
+    lines.insert(at, same.render() + "\n")  # theirs put it at the top of the section
+    result = merge_texts(base, ours_t.render(), theirs_t.render())
+    assert result.clean, result.text
+    assert result.text.count("Caroline turns thirty.") == 1
+    assert result.text.count("Something else first.") == 1 and result.text.count("Another thing.") == 1

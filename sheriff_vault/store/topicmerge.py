@@ -271,7 +271,42 @@ def _merge_body(base: str, ours: str, theirs: str) -> list[Any]:
             hunk[part].append(line)
         else:
             out.append(line)
+    return _dedupe(out, ours, theirs)
+
+
+def _dedupe(lines: list[Any], ours: str, theirs: str) -> list[Any]:
+    """Both sides added the same item in different places: keep it once (an item a side already
+    held twice is left alone)."""
+    def counts(text: str) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for line in text.splitlines():
+            if (k := _item_key(line)) is not None:
+                found[k] = found.get(k, 0) + 1
+        return found
+
+    most = counts(ours)
+    for k, n in counts(theirs).items():
+        most[k] = max(most.get(k, 0), n)
+    seen: dict[str, int] = {}
+    out = []
+    for line in lines:
+        k = _item_key(line) if isinstance(line, str) else None
+        if k is not None:
+            seen[k] = seen.get(k, 0) + 1
+            if seen[k] > most.get(k, 1):
+                continue
+        out.append(line)
     return out
+
+
+def _item_key(line: str) -> str | None:
+    """An item line's text and citations (the same fact cited the same way is one fact)."""
+    if not line.startswith(("- ", "* ")):
+        return None
+    item = parse_item(line, "fact")
+    if item is None:
+        return None
+    return clean_text(item.text).lower() + "|" + "|".join(c.render() for c in item.citations)
 
 
 def _line_key(line: str) -> tuple[str, str] | None:
@@ -321,10 +356,21 @@ def _resolve(o: list[str], b: list[str], t: list[str]) -> list[str] | _Conflict:
             if line != bk[k]:
                 return _Conflict(o, t)
             continue
-        at = anchor + 1 if anchor is not None else _after_content(out)
+        at = _after_ours(out, anchor, set(tk) | set(bk)) if anchor is not None else _after_content(out)
         out.insert(at, line)
         anchor = at
     return out
+
+
+def _after_ours(lines: list[str], anchor: int, shared: set) -> int:
+    """Where a line of theirs that followed `anchor` goes: after the lines only ours added there
+    (ours first), across the blank lines between them, never past the last of them."""
+    at = j = anchor + 1
+    while j < len(lines) and (not lines[j].strip() or _line_key(lines[j]) not in shared):
+        j += 1
+        if lines[j - 1].strip():
+            at = j
+    return at
 
 
 def _after_content(lines: list[str]) -> int:
