@@ -290,10 +290,10 @@ def _dedupe(lines: list[Any], ours: str, theirs: str) -> list[Any]:
     seen: dict[str, int] = {}
     out = []
     for line in lines:
-        k = _item_key(line) if isinstance(line, str) else None
-        if k is not None:
-            seen[k] = seen.get(k, 0) + 1
-            if seen[k] > most.get(k, 1):
+        key = _item_key(line) if isinstance(line, str) else None
+        if key is not None:
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > most.get(key, 1):
                 continue
         out.append(line)
     return out
