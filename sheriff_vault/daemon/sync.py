@@ -109,8 +109,7 @@ def _commit_edits(vault: Vault, result: SyncResult) -> None:
     paths = []
     if topicmerge.install(root, sys.executable):
         paths.append(".gitattributes")
-    for line in gitlog.status_porcelain(root):
-        rel = line[3:].split(" -> ")[-1].strip().strip('"')
+    for rel in gitlog.dirty_paths(root):
         if rel.startswith("topics/") and rel.endswith(".md") and rel not in paths:
             paths.append(rel)
     topics = [p for p in paths if p.startswith("topics/")]
