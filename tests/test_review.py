@@ -135,3 +135,12 @@ def test_bad_input_says_what_to_do(reviewed, tmp_path: Path):
     conv = write_conversation(tmp_path / "again.jsonl", "x", "2026-02-13", MIXED)
     out = run_vault("sleep", "--review", conv, cwd=root)
     assert out.returncode == 1 and "uncommitted topic edits" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_accepted_sleep_joins_the_sleeps_timeline(reviewed):
+    root, slept = reviewed
+    updated = slept["updated"][0]
+    ok("review", "--accept", Path(updated["path"]).stem, cwd=root)
+    listed = json.loads(ok("sleeps", "--json", cwd=root))
+    assert [s["tag"] for s in listed] == ["sleep/20260212T120000Z", "sleep/20260210T120000Z"]
+    assert listed[0]["topics"] == [{"change": "updated", "path": updated["path"], "name": updated["name"]}]

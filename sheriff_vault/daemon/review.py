@@ -163,9 +163,9 @@ def decide(vault: Vault, *, accept: bool, refs: tuple[str, ...] = (), branch: st
         files = _files(vault, review, taken)
         commit = None
         if files:
-            rejected = [p for p in every if p not in taken]
             message = (f"review: accept {len(taken)} of {len(every)} topic(s) from {review.branch}\n\n"
-                       + "\n".join([f"accepted {p}" for p in taken] + [f"rejected {p}" for p in rejected]))
+                       + "\n".join(f"{t.change} {t.path} ({t.name}): accepted, {len(t.learned)} line(s)"
+                                   if t.path in taken else f"rejected {t.path} ({t.name})" for t in review.topics))
             with journal.transaction(vault, "edit", files) as tx:
                 from sheriff_vault.store.fsutil import atomic_write
 

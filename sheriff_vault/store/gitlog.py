@@ -173,7 +173,7 @@ _FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s{_SEP}%b"
 
 
 def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
-        limit: int | None = None, rev: str = "HEAD") -> list[CommitInfo]:
+        limit: int | None = None) -> list[CommitInfo]:
     """Commits newest first, optionally only those touching `paths` or inside a time window."""
     if head(root) is None:
         return []
@@ -184,7 +184,7 @@ def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.dat
         args.append(f"--until={until.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
     if limit:
         args.append(f"-n{limit}")
-    args.append(rev)
+    args.append("HEAD")
     if paths:
         args += ["--", *paths]
     return _parse_log(_run(root, *args))
@@ -348,11 +348,6 @@ def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
     return found
 
 
-def is_ancestor(root: Path, sha: str, of: str) -> bool:
-    code, _, _ = try_run(root, "merge-base", "--is-ancestor", sha, of)
-    return code == 0
-
-
 def dirty_paths(root: Path) -> list[str]:
     """Files that differ from HEAD in the working tree (modified, added, deleted, untracked; both
     names of a rename)."""
@@ -396,3 +391,18 @@ def reset_keep(root: Path, sha: str) -> None:
 def merge_base(root: Path, a: str, b: str) -> str | None:
     code, out, _ = try_run(root, "merge-base", a, b)
     return out.strip() or None if code == 0 else None
+
+
+def tagged_commits(root: Path, pattern: str, *, merged: str = "HEAD") -> list[tuple[str, CommitInfo]]:
+    """(tag name, the commit it names) for annotated tags matching `pattern` whose commit is reachable
+    from `merged`, in one git call (a vault may hold thousands of sleeps)."""
+    fmt = "%1e%(refname:short)%1f%(*objectname)%1f%(*committerdate:unix)%1f%(*subject)%1f%(*body)"
+    out = _run(root, "for-each-ref", f"--merged={merged}", f"--format={fmt}", f"refs/tags/{pattern}")
+    found = []
+    for rec in out.split(_REC):
+        parts = rec.strip("\n").split(_SEP)
+        if len(parts) < 5 or not parts[1] or not parts[2].isdigit():
+            continue  # a lightweight tag (no commit to dereference) is not ours
+        at = dt.datetime.fromtimestamp(int(parts[2]), dt.UTC)
+        found.append((parts[0], CommitInfo(parts[1], at, parts[3], parts[4].strip())))
+    return found

@@ -57,15 +57,9 @@ def list_sleeps(vault: Vault, limit: int | None = None) -> list[SleepEntry]:
     if gitlog.head(root) is None:
         return []
     found = []
-    for name, sha in gitlog.tags(root, PREFIX + "*"):
-        if not gitlog.is_ancestor(root, sha, "HEAD"):
-            continue
-        info = gitlog.log(root, limit=1, rev=sha)
-        if not info:
-            continue
-        topics = [{"change": m.group(1), "path": m.group(2), "name": m.group(3)}
-                  for m in _CHANGE.finditer(info[0].body)]
-        found.append(SleepEntry(name, sha, info[0].at, info[0].subject, topics))
+    for name, info in gitlog.tagged_commits(root, PREFIX + "*"):
+        topics = [{"change": m.group(1), "path": m.group(2), "name": m.group(3)} for m in _CHANGE.finditer(info.body)]
+        found.append(SleepEntry(name, info.sha, info.at, info.subject, topics))
     found.sort(key=lambda e: (e.at, e.tag), reverse=True)
     return found[:limit] if limit else found
 
