@@ -100,3 +100,26 @@ def test_recall_reports_what_it_had_to_catch_up_on(root: Path):
     reply = recall_json(root)
     assert reply["caught_up"] == ["topics/cake.md"]
     assert reply["index"] == "index@" + git(root, "rev-parse", "HEAD").strip()
+
+
+def test_with_the_daemon_running_the_hooks_reconcile_through_it(root: Path):
+    from sheriff_vault.daemon import rpc
+
+    started = run_vault("watch", "--vault", root)
+    assert started.returncode == 0, started.stderr
+    try:
+        vault = Vault(root)
+        wait_for(lambda: (rpc.call(vault, "status") or {}).get("warming_up") is False, timeout=60, what="daemon up")
+        git(root, "checkout", "-q", "-b", "other")
+        commit_topic(root, "cake", "The cake", "Melanie brings a chocolate cake to the party.")
+        git(root, "checkout", "-q", "main")
+        head = git(root, "rev-parse", "HEAD").strip()
+        log = root / ".vault" / "logs" / "hook.log"
+        wait_for(lambda: f"post-checkout: index at {head[:8]}" in log.read_text() and "via daemon" in
+                 log.read_text().split(f"post-checkout: index at {head[:8]}")[-1].splitlines()[0],
+                 timeout=60, what="post-checkout reconciled by the daemon")
+        settled(root, {"topics/party.md"})
+        reply = json.loads(run_vault("recall", "party", "--json", cwd=root).stdout)
+        assert reply["via"] == "daemon" and reply["index"] == f"index@{head}"
+    finally:
+        run_vault("watch", "--stop", "--vault", root)
