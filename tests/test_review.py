@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import git, run_vault
 
+from sheriff_vault.index.engine import Index
 from sheriff_vault.store.topics import Topic
+from sheriff_vault.store.vault import Vault
 
 BASE = [
     ("user", "Caroline's birthday party is on Saturday 14 February at Riverside Park."),
@@ -72,6 +74,12 @@ def reviewed(template: Path, tmp_path: Path) -> tuple[Path, dict]:
     assert git(root, "status", "--porcelain").strip() == ""
     assert git(root, "rev-parse", "sleep/20260212T120000Z").strip() == slept["commit"]
     assert len(slept["created"]) == 1 and len(slept["updated"]) == 1
+    index = Index(Vault(root))  # the index followed the branch back: no topic of the sleep, at HEAD
+    try:
+        assert slept["created"][0]["path"] not in index.snapshot().topics
+        assert index.meta("head") == before.strip() and index.is_fresh()
+    finally:
+        index.close()
     return root, slept
 
 
