@@ -220,3 +220,33 @@ def test_the_same_fact_added_in_two_places_is_kept_once(tmp_path: Path):
     assert result.clean, result.text
     assert result.text.count("Caroline turns thirty.") == 1
     assert result.text.count("Something else first.") == 1 and result.text.count("Another thing.") == 1
+
+
+def test_the_same_topic_created_on_two_machines_merges_as_one(tmp_path: Path):
+    """Both sides made topics/melanie.md on their own (git's add/add): the id comes from the path,
+    so it is the same, and the two files merge; the side that knew the topic first names it."""
+    root = _vault_with_topic(tmp_path)
+    store = init_vault(root).vault.topics
+    git(root, "branch", "other")
+    made = {}
+    for branch, at, one_liner, text in (
+            ("main", dt.datetime(2026, 2, 12, tzinfo=dt.UTC), "Melanie bakes.", "User: Melanie brings the cake."),
+            ("other", dt.datetime(2026, 2, 11, tzinfo=dt.UTC), "Melanie is Caroline's friend.",
+             "User: Melanie lives in Leeds.")):
+        git(root, "checkout", "-q", branch)
+        topic = store.create("Melanie", one_liner=one_liner, now=at)
+        topic.add_item(fact(text, at, [Citation(CONV_A, ("t1",))]))
+        topic.set("touch_count", 1)
+        topic.save()
+        made[branch] = topic.id
+        git(root, "add", "topics/melanie.md")
+        git(root, "commit", "-q", "--no-verify", "-m", f"topic: Melanie on {branch}")
+    assert made["main"] == made["other"]
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "--no-edit", "-q", "other")
+    merged = Topic.load(root / "topics" / "melanie.md")
+    assert merged.id == made["main"]
+    assert sorted(f.text for f in merged.facts) == ["User: Melanie brings the cake.", "User: Melanie lives in Leeds."]
+    assert merged.one_liner == "Melanie is Caroline's friend."  # the other side knew her first
+    assert merged.first_seen == dt.datetime(2026, 2, 11, tzinfo=dt.UTC) and merged.touch_count == 2
+    assert merged.render().count("# Melanie\n") == 1 and merged.render().count("## Facts") == 1

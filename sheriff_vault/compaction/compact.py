@@ -310,7 +310,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
 
 
 def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
-    from sheriff_vault.store.topics import new_topic, slugify
+    from sheriff_vault.store.topics import new_topic, path_id, slugify
 
     base = slugify(cand.name)
     name, n = f"{base}.md", 2
@@ -319,6 +319,7 @@ def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str])
     taken.add(name)
     first = min(u.at for u in cand.units)
     return new_topic(vault.root / "topics" / name, cand.name, one_liner=cand.one_liner, now=first,
+                     topic_id=path_id(f"topics/{name}"),
                      rel=f"topics/{name}")
 
 

@@ -142,9 +142,16 @@ def _merge_meta(b: Topic | None, o: Topic, t: Topic, decay: float) -> dict[str, 
             out[key] = mdfile.seq(sorted(merged, key=lambda n: str(n.get("at", "")) if isinstance(n, dict) else ""))
         elif key == "related" and _is_list(ov) and _is_list(tv):
             out[key] = _related(bv, ov, tv)
+        elif b is None and key in ("name", "one_liner") and ov is not _MISSING and tv is not _MISSING:
+            out[key] = _earlier(o, t).meta.get(key)  # both made this topic: the first to know it names it
         else:
             out[key] = _three_way(bv, ov, tv)
     return out
+
+
+def _earlier(o: Topic, t: Topic) -> Topic:
+    never = dt.datetime.max.replace(tzinfo=dt.UTC)
+    return t if (t.first_seen or never) < (o.first_seen or never) else o
 
 
 def _plain_eq(a: Any, b: Any) -> bool:
