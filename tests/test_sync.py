@@ -243,7 +243,7 @@ def test_the_first_sync_pushes_to_an_empty_remote_and_sets_the_upstream(tmp_path
     git(tmp_path, "init", "-q", "--bare", "notes.git")
     git(root, "remote", "add", "origin", str(tmp_path / "notes.git"))
     out = vault("sync", cwd=root)
-    assert "nothing on the remote yet with origin/main" in out and "pushed to origin/main" in out
+    assert "origin/main did not exist yet" in out and "pushed to origin/main" in out
     assert git(tmp_path / "notes.git", "rev-parse", "main") == git(root, "rev-parse", "HEAD")
     assert git(root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "origin/main"
     assert "already had everything" in vault("sync", cwd=root)

@@ -52,8 +52,11 @@ class SyncResult:
             lines.append(f"committed your edits to {len(self.edited)} topic(s) ({self.edit_commit[:8]}): "
                          + ", ".join(self.edited))
         got = [p for p in self.changed if p.startswith("topics/")]
-        lines.append(f"{self.merge} with {self.remote}/{self.branch}"
-                     + (f": {len(got)} topic file(s) changed" if got else ""))
+        if self.merge == "nothing on the remote yet":
+            lines.append(f"{self.remote}/{self.branch} did not exist yet")
+        else:
+            lines.append(f"{self.merge} with {self.remote}/{self.branch}"
+                         + (f": {len(got)} topic file(s) changed" if got else ""))
         lines.append(f"pushed to {self.remote}/{self.branch} (now {(self.head or '')[:8]})" if self.pushed
                      else f"{self.remote}/{self.branch} already had everything")
         return "\n".join(lines)
