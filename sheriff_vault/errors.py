@@ -99,3 +99,7 @@ class SkillError(VaultError):
 
 class ToolError(VaultError):
     """A tool call had bad arguments or tried to leave the repository."""
+
+
+class SyncError(VaultError):
+    """`vault sync` could not fetch, merge or push; the message says what happened and what to do."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.store.packets import InProgress, WakePacket, latest_packet
+from sheriff_vault.store.sleeps import packet_commit
 from sheriff_vault.store.topics import iso
 
 if TYPE_CHECKING:
@@ -28,12 +29,14 @@ class WakeResult:
     bundle: str
     packet_path: str | None = None
     notes: list[str] = field(default_factory=list)
+    commit: str | None = None  # the sleep commit that wrote the packet
+    sleep_tag: str | None = None
 
     def to_json(self) -> dict:
         return {"slept_at": iso(self.slept_at) if self.slept_at else None, "minutes_asleep": self.minutes_asleep,
                 "decision": self.decision, "in_progress": self.in_progress.to_json(), "tail": self.tail,
                 "recall": self.recall, "skills": self.skills, "bundle": self.bundle, "packet": self.packet_path,
-                "notes": self.notes}
+                "commit": self.commit, "sleep_tag": self.sleep_tag, "notes": self.notes}
 
 
 def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, budget: int | None = None,
@@ -64,9 +67,11 @@ def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, bud
         recalled = recall(vault, query, use_daemon=use_daemon, budget=shares["memory"], now=now,
                           deep=window_in_message)
     skills = _skill_manifests(vault, packet.recent_skill_refs if packet else [])
-    bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget)
+    commit, tag = packet_commit(vault, vault.rel(found[0])) if found else (None, None)
+    bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget,
+                     commit=commit, tag=tag)
     return WakeResult(slept_at, minutes, decision, progress, tail, recalled.json if recalled else None, skills,
-                      bundle, vault.rel(found[0]) if found else None)
+                      bundle, vault.rel(found[0]) if found else None, commit=commit, sleep_tag=tag)
 
 
 def _shown(turn: Any) -> dict:
@@ -106,7 +111,8 @@ def _skill_manifests(vault: Vault, refs: list[str]) -> list[dict]:
 
 
 def _render(decision: str, progress: InProgress, slept_at: dt.datetime | None, minutes: float | None, tail: list[dict],
-            recalled: RecallReply | None, skills: list[dict], shares: dict[str, int], budget: int) -> str:
+            recalled: RecallReply | None, skills: list[dict], shares: dict[str, int], budget: int, *,
+            commit: str | None = None, tag: str | None = None) -> str:
     hint = progress.resume_hint
     if decision == "fresh-start":
         status = "No wake packet: this is a fresh start."
@@ -119,6 +125,8 @@ def _render(decision: str, progress: InProgress, slept_at: dt.datetime | None, m
             "blocked": f"Before sleeping ({ago}) you were blocked: {hint} Ask the person for what is missing.",
             "idle": f"You slept {ago}; nothing was in progress. {hint}".strip(),
         }[decision]
+    if commit:
+        status += f" (that sleep is commit {commit[:8]}" + (f", tag {tag})" if tag else ")")
     parts = [f"# Wake context\n\n{_cut(status, shares['status'])}"]
     if tail:
         lines: list[str] = []

@@ -157,3 +157,14 @@ def hook_post_commit(vault: Vault, sha: str | None) -> None:
     from sheriff_vault.daemon.freshness import after_commit
 
     after_commit(vault, sha)
+
+
+@hook.command("reconcile")
+@click.option("--event", default="post-merge", help="The git hook that called (for the log).")
+@click.option("--from", "before", help="Where HEAD was before git moved it (a commit or ref).")
+@with_vault
+def hook_reconcile(vault: Vault, event: str, before: str | None) -> None:
+    """Bring the index to HEAD after a merge, checkout or rebase (git diff from the indexed commit). Never fails."""
+    from sheriff_vault.daemon.freshness import reconcile
+
+    reconcile(vault, event, before)

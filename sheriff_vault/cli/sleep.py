@@ -44,11 +44,12 @@ def note(vault: Vault, role: str, text: tuple[str, ...], name: str, turn_id: str
 @click.option("--extractor", type=click.Choice(["offline", "openai"]),
               help="offline (default, no network) or openai (the Responses API, see llm: in vault.yaml).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--review", is_flag=True, help="Commit the sleep on a branch sleep/<UTC time> for `vault review`.")
 @now_option
 @json_option
 @with_vault
-def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, now_text: str | None,
-              as_json: bool) -> None:
+def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, review: bool,
+              now_text: str | None, as_json: bool) -> None:
     """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
 
     BUFFER is a transcript (or - for stdin): the vault's JSONL or Markdown, a Claude Code session
@@ -64,11 +65,19 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
         turns = transcripts.parse(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else transcripts.read_file(buffer)
         if not turns:
             click.echo(f"warning: {buffer} holds no turns", err=True)
-    result = sleep(vault, turns, now=get_now(now_text, vault.config.timezone) if now_text else None,
-                   extractor=extractor, dry_run=dry_run)
+    now = get_now(now_text, vault.config.timezone) if now_text else None
+    branch = None
+    if review and not dry_run:
+        from sheriff_vault.daemon.review import sleep_for_review
+
+        result, branch = sleep_for_review(vault, turns, now=now, extractor=extractor)
+    else:
+        result = sleep(vault, turns, now=now, extractor=extractor, dry_run=dry_run)
     for n in result.notes:
         click.echo(f"note: {n}", err=True)
     if as_json:
-        emit_json(result.to_json())
+        emit_json(result.to_json() | ({"review_branch": branch} if review else {}))
     else:
         click.echo(result.describe())
+        if branch:
+            click.echo(f"on branch {branch}, not on yours: `vault review` shows it, `vault review --accept` takes it")

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 @click.option("--force", is_flag=True, help="Add a vault to a non-empty folder that is not one (never overwrites).")
 @json_option
 def init(path: Path, force: bool, as_json: bool) -> None:
-    """Make a vault in PATH (default: here): template, folders, git repository, post-commit hook.
+    """Make a vault in PATH (default: here): template, folders, git repository, git hooks, topic merge driver.
 
-    Running it on an existing vault only restores what is missing.
+    Running it on an existing vault (or a fresh clone of one) only restores what is missing and
+    registers the hooks and the merge driver, which git does not copy with a clone.
     """
     from sheriff_vault.store.vault import init_vault
 
@@ -31,8 +32,8 @@ def init(path: Path, force: bool, as_json: bool) -> None:
     elif result.created:
         click.echo(f"made a vault in {result.vault.root} (commit {(result.commit or '')[:8]})")
     else:
-        extra = f", restored {len(result.added)} file(s)" if result.added else ", nothing to do"
-        click.echo(f"{result.vault.root} is already a vault{extra}")
+        extra = f", restored {len(result.added)} file(s)" if result.added else ""
+        click.echo(f"{result.vault.root} is already a vault{extra}; its git hooks and topic merge driver are in place")
 
 
 @cli.command()

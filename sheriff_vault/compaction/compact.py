@@ -57,6 +57,7 @@ class SleepResult:
     created: list[dict] = field(default_factory=list)
     updated: list[dict] = field(default_factory=list)
     commit: str | None = None
+    tag: str | None = None
     conversation: str | None = None
     wake: str | None = None
     events: list[str] = field(default_factory=list)
@@ -70,6 +71,7 @@ class SleepResult:
     def to_json(self) -> dict:
         return {"slept_at": iso(self.slept_at), "sleep_id": self.sleep_id, "compacted_turns": self.compacted,
                 "kept_turns": self.kept, "created": self.created, "updated": self.updated, "commit": self.commit,
+                "tag": self.tag,
                 "conversation": self.conversation, "wake": self.wake, "events": self.events,
                 "quarantined": self.quarantined, "subjects": self.subjects, "in_progress": self.in_progress.to_json(),
                 "notes": self.notes, "dry_run": self.dry_run, "message": self.message}
@@ -159,8 +161,21 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         for rel, text in guarded.quarantine.items():
             atomic_write(vault.root / rel, text)
         result.commit = tx.commit(_commit_message(result, changes, extraction), list(files), when=now)
+    if result.commit:
+        result.tag = _tag(vault, result)
     index.refresh([p for p in files if p.startswith(("topics/", "events/"))])
     return result
+
+
+def _tag(vault: Vault, result: SleepResult) -> str | None:
+    """`sleep/<UTC time>` on the sleep commit; the commit has landed, so a failure here is only a note."""
+    from sheriff_vault.store.sleeps import tag_sleep
+
+    try:
+        return tag_sleep(vault, result.commit or "", result.slept_at, f"sleep {result.sleep_id}")
+    except VaultError as exc:
+        result.notes.append(f"the sleep commit is not tagged: {exc}")
+        return None
 
 
 @dataclass
@@ -295,7 +310,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
 
 
 def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
-    from sheriff_vault.store.topics import new_topic, slugify
+    from sheriff_vault.store.topics import new_topic, path_id, slugify
 
     base = slugify(cand.name)
     name, n = f"{base}.md", 2
@@ -304,6 +319,7 @@ def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str])
     taken.add(name)
     first = min(u.at for u in cand.units)
     return new_topic(vault.root / "topics" / name, cand.name, one_liner=cand.one_liner, now=first,
+                     topic_id=path_id(f"topics/{name}"),
                      rel=f"topics/{name}")
 
 

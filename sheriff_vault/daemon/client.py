@@ -69,6 +69,21 @@ def reindex(vault: Vault, paths: list[str] | None = None, *, log: Callable[[str]
         index.close()
 
 
+def reconcile(vault: Vault, before: str | None = None, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Bring the index to HEAD after git moved it (see Index.reconcile): through the daemon when
+    one runs, else here; returns the update's statistics with `via`."""
+    reply = rpc.call(vault, "reconcile", {"before": before})
+    if reply is not None:
+        return reply | {"via": "daemon"}
+    from sheriff_vault.index.engine import Index
+
+    index = Index(vault, log=log)
+    try:
+        return index.reconcile(before).to_json() | {"via": "process"}
+    finally:
+        index.close()
+
+
 def rebuild(vault: Vault, *, progress: Callable[[str, int, int], None] | None = None,
             log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Throw the index away and build it again from the files, in this process (a running daemon

@@ -183,12 +183,14 @@ class Daemon:
             from sheriff_vault.retrieval.ranking import recall
             from sheriff_vault.timewin import parse_instant
 
-            self.flush()
+            flushed = self.flush()
             with self.work:
                 now = parse_instant(args["now"]) if args.get("now") else None
                 result = recall(self.vault, args["query"], index=self.index, tail=args.get("tail", ""),
                                 k=args.get("k"), deep=bool(args.get("deep")), since=args.get("since"),
                                 until=args.get("until"), now=now, explain=bool(args.get("explain")), refresh=False)
+            if flushed:
+                result.caught_up = flushed.changed + flushed.removed
             budget = int(args.get("budget") or self.vault.config.retrieval.budget)
             return result.reply(budget, explain=bool(args.get("explain")), via="daemon").to_dict()
         if op == "reindex":
@@ -200,6 +202,10 @@ class Daemon:
                 self.handle_changes(str(self.vault.root / p) for p in paths)
             stats = self.flush()
             return stats.to_json() if stats else {"changed": [], "removed": []}
+        if op == "reconcile":
+            self.flush()
+            with self.work:
+                return self.index.reconcile(args.get("before")).to_json()
         if op == "stop":
             threading.Thread(target=self.stop, daemon=True).start()
             return {"stopping": True}

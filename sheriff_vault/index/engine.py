@@ -64,10 +64,12 @@ class UpdateStats:
     warnings: list[str] = field(default_factory=list)
     rebuilt: str = ""
     seconds: float = 0.0
+    head: str | None = None  # the commit the index reflects after this update
 
     def to_json(self) -> dict:
         return {"scanned": self.scanned, "changed": self.changed, "removed": self.removed, "embedded": self.embedded,
-                "warnings": self.warnings, "rebuilt": self.rebuilt, "seconds": round(self.seconds, 3)}
+                "warnings": self.warnings, "rebuilt": self.rebuilt, "seconds": round(self.seconds, 3),
+                "head": self.head}
 
 
 def _schema() -> Any:
@@ -257,8 +259,9 @@ class Index:
         return self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
 
     def refresh(self, paths: Iterable[str] | None = None, *, progress: Progress | None = None,
-                lock_timeout: float = 120.0) -> UpdateStats:
-        """Bring the index up to date with the files (all of them, or just `paths`)."""
+                lock_timeout: float = 120.0, head: str | None = None) -> UpdateStats:
+        """Bring the index up to date with the files (all of them, or just `paths`); `head` is the
+        commit that leaves the index at (the git hooks pass it after reindexing that commit's diff)."""
         start = time.monotonic()
         stats = UpdateStats()
         with self.lock(lock_timeout):
@@ -274,7 +277,31 @@ class Index:
                 removed = sorted(set(removed) | {p for p in pending if p not in on_disk})
             if changed or removed or self._missing_vectors():
                 self._apply(changed, removed, on_disk, stats, progress)
+            if head and head != self.meta("head"):
+                with self.db:
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
+            stats.head = self.meta("head") or None
         stats.seconds = time.monotonic() - start
+        return stats
+
+    def reconcile(self, before: str | None = None, *, lock_timeout: float = 300.0) -> UpdateStats:
+        """Catch up with git after a merge, checkout or rebase: reindex `git diff <indexed>..HEAD`
+        (and `before..HEAD`, the move git just made) plus the uncommitted files, then record HEAD.
+        HEAD and the diff are read under the index lock, so hooks racing each other (or a commit)
+        settle on the newest HEAD. With no commit recorded, every file is checked."""
+        root = self.vault.root
+        with self.lock(lock_timeout):
+            head = gitlog.head(root)
+            indexed = self.meta("head")
+            paths: set[str] | None = None
+            if head and indexed and gitlog.resolve(root, indexed):
+                paths = set(gitlog.diff_names(root, indexed, head))
+                moved = gitlog.resolve(root, before) if before else None
+                if moved:
+                    paths |= set(gitlog.diff_names(root, moved, head))
+                paths |= set(gitlog.dirty_paths(root))
+            stats = self.refresh(None if paths is None else sorted(p for p in paths if kind_of(p)),
+                                 lock_timeout=lock_timeout, head=head)
         return stats
 
     def rebuild(self, *, progress: Progress | None = None) -> UpdateStats:

@@ -75,8 +75,8 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         index.log = lambda msg: warnings.append(msg.removeprefix("warning: "))
     try:
         index.open()
-        if refresh:
-            warnings += index.refresh().warnings
+        caught = index.refresh() if refresh else None
+        warnings += caught.warnings if caught else []
         warnings += index.file_errors()
         snap = index.snapshot()
         window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
@@ -99,7 +99,8 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
-                            scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [])
+                            scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [],
+                            index.meta("head") or None, caught.changed + caught.removed if caught else [])
     finally:
         if own_index:
             index.close()

@@ -94,6 +94,8 @@ class RecallResult:
     candidates: list[TopicHit] = field(default_factory=list)
     tz: str = "UTC"
     cuts: list[Cut] = field(default_factory=list)
+    index_head: str | None = None  # the commit the index reflected when answering
+    caught_up: list[str] = field(default_factory=list)  # files recall had to reindex first
 
     def _fit(self, budget: int) -> tuple[dict[str, list[FactHit]], list[FactHit], list[str], int]:
         """Which facts fit `budget`, in rank order: per topic, the earlier (superseded) values
@@ -225,6 +227,7 @@ class RecallResult:
             "topics": [t.to_json() for t in self.topics], "order": self.order, "skills": self.skills,
             "warnings": self.warnings,
             "candidates": [c.to_json() | {"facts": []} for c in self.candidates],
+            "index": f"index@{self.index_head}" if self.index_head else None, "caught_up": self.caught_up,
         }
 
 

@@ -43,6 +43,7 @@ class Report:
 def check_vault(vault: Vault, extra: list[Callable[[Vault, Report], None]] | None = None) -> Report:
     """Check config, topics (and the links between them), wake packets, events, conversations, skills."""
     report = Report()
+    _check_conflicts(vault, report)
     _check_config(vault, report)
     topics, unreadable = _check_topics(vault, report)
     _check_links(vault, topics, unreadable, report)
@@ -55,6 +56,31 @@ def check_vault(vault: Vault, extra: list[Callable[[Vault, Report], None]] | Non
         check(vault, report)
     report.problems.sort(key=lambda p: (p.path, p.line or 0))
     return report
+
+
+def _check_conflicts(vault: Vault, report: Report) -> None:
+    """A merge (`vault sync`, `git pull`) that left a real conflict: point at each marked line."""
+    from sheriff_vault.store import gitlog
+
+    try:
+        unmerged = set(gitlog.unmerged_paths(vault.root))
+    except VaultError:
+        unmerged = set()
+    marked = set()
+    for path in sorted(vault.path("topics").glob("*.md")) if vault.path("topics").is_dir() else []:
+        rel = vault.rel(path)
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for n, line in enumerate(lines, 1):
+            if line.startswith("<<<<<<< "):
+                marked.add(rel)
+                report.add(rel, n, "unresolved merge conflict: keep the right lines between <<<<<<< and >>>>>>>, "
+                                   f"delete the markers, then `git add {rel}` and `git commit`")
+    for rel in sorted(unmerged - marked):
+        report.add(rel, None, f"unresolved merge conflict (git lists it as unmerged); fix it, then `git add {rel}` "
+                              "and `git commit`")
 
 
 def _check_config(vault: Vault, report: Report) -> None:

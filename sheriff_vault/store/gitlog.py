@@ -229,3 +229,180 @@ def unstage(root: Path, paths: list[str]) -> None:
 def restore(root: Path, paths: list[str]) -> None:
     """Put tracked files back to their content at HEAD (rolling back a half-done sleep)."""
     _run(root, "checkout", "HEAD", "--", *paths)
+
+
+def merge_file(ours: str, base: str, theirs: str, *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+               diff3: bool = False, marker_size: int = 7) -> tuple[str, int]:
+    """`git merge-file` on three texts (no repository needed): the merged text and how many
+    conflicts it marked."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="vault-merge-") as tmp:
+        names = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_text(text, encoding="utf-8")
+            names.append(str(path))
+        args = ["git", "merge-file", "-p", f"--marker-size={marker_size}"]
+        args += ["--diff3"] if diff3 else []
+        for label in labels:
+            args += ["-L", label]
+        out = subprocess.run([*args, *names], capture_output=True)
+    if out.returncode < 0 or out.returncode > 127:
+        raise GitError(f"`git merge-file` failed: {out.stderr.decode('utf-8', 'replace').strip()}")
+    return out.stdout.decode("utf-8", "replace"), out.returncode
+
+
+def set_config(root: Path, key: str, value: str) -> None:
+    """Set one key in the repository's own config (.git/config), not the person's global one."""
+    current = get_config(root, key)
+    if current != value:
+        _run(root, "config", "--local", key, value)
+
+
+def get_config(root: Path, key: str) -> str | None:
+    try:
+        return _run(root, "config", "--local", "--get", key, retries=0).strip() or None
+    except GitError:
+        return None
+
+
+def unmerged_paths(root: Path) -> list[str]:
+    """Files a merge left in conflict (git's index holds more than one stage of them)."""
+    if not is_repo(root):
+        return []
+    out = _run(root, "diff", "--name-only", "--diff-filter=U", retries=0)
+    return sorted(set(p for p in out.splitlines() if p))
+
+
+def try_run(root: Path, *args: str, env: dict | None = None) -> tuple[int, str, str]:
+    """Run one git command and return (exit code, stdout, stderr) instead of raising: for commands
+    whose failures the caller explains (fetch, merge, push)."""
+    with _repo(root) as repo:
+        status, out, err = repo.git.execute(["git", *args], env=env, with_extended_output=True,
+                                            with_exceptions=False, strip_newline_in_stdout=False)
+    return int(status or 0), str(out), str(err)
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch; None on a detached HEAD."""
+    code, out, _ = try_run(root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return out.strip() or None if code == 0 else None
+
+
+def remotes(root: Path) -> list[str]:
+    return [r for r in _run(root, "remote").split() if r]
+
+
+def upstream(root: Path) -> tuple[str, str] | None:
+    """(remote, branch) the current branch tracks, if any."""
+    code, out, _ = try_run(root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}")
+    if code != 0 or "/" not in out.strip():
+        return None
+    branch = current_branch(root)
+    remote = _run(root, "config", "--get", f"branch.{branch}.remote").strip() if branch else ""
+    merge = _run(root, "config", "--get", f"branch.{branch}.merge").strip() if branch else ""
+    if not remote or not merge:
+        return None
+    return remote, merge.removeprefix("refs/heads/")
+
+
+def is_shallow(root: Path) -> bool:
+    return _run(root, "rev-parse", "--is-shallow-repository").strip() == "true"
+
+
+def merge_in_progress(root: Path) -> bool:
+    out = _run(root, "rev-parse", "--git-path", "MERGE_HEAD").strip()
+    path = Path(out)
+    return (path if path.is_absolute() else Path(root) / path).exists()
+
+
+def identity_env(root: Path) -> dict[str, str]:
+    """The environment for a command that makes commits (merge): the person, else Sheriff Vault."""
+    return _identity_env(root)
+
+
+def diff_names(root: Path, old: str, new: str) -> list[str]:
+    out = _run(root, "diff", "--name-only", "--no-renames", f"{old}..{new}")  # a rename is a deletion too
+    return sorted(set(p for p in out.splitlines() if p))
+
+
+def tag(root: Path, name: str, sha: str, message: str, *, when: dt.datetime | None = None) -> None:
+    """An annotated tag (so `git push --follow-tags` carries it to other machines)."""
+    env = _identity_env(root)
+    if when is not None:
+        env["GIT_COMMITTER_DATE"] = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+    _run(root, "tag", "-a", name, sha, "-m", message, env=env)
+
+
+def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
+    """(tag name, commit sha) for tags matching `pattern`, newest tag name first."""
+    out = _run(root, "for-each-ref", "--sort=-refname", "--format=%(refname:short)\x1f%(*objectname)%(objectname)",
+               f"refs/tags/{pattern}")
+    found = []
+    for line in out.splitlines():
+        if "\x1f" in line:
+            name, sha = line.split("\x1f", 1)
+            found.append((name, sha[:40]))
+    return found
+
+
+def dirty_paths(root: Path) -> list[str]:
+    """Files that differ from HEAD in the working tree (modified, added, deleted, untracked; both
+    names of a rename)."""
+    out = _run(root, "status", "--porcelain", "--untracked-files=all", "-z")
+    paths, source_next = [], False
+    for entry in out.split("\0"):
+        if source_next:
+            paths.append(entry)
+            source_next = False
+        elif len(entry) > 3:
+            paths.append(entry[3:])
+            source_next = entry[0] in "RC"  # a rename names its source next
+    return sorted(set(p for p in paths if p))
+
+
+def branches(root: Path, pattern: str) -> list[tuple[str, str]]:
+    """(branch name, commit sha) for local branches matching `pattern`, newest name first."""
+    out = _run(root, "for-each-ref", "--sort=-refname", "--format=%(refname:short)\x1f%(objectname)",
+               f"refs/heads/{pattern}")
+    return [(n, s) for n, _, s in (line.partition("\x1f") for line in out.splitlines()) if s]
+
+
+def create_branch(root: Path, name: str, sha: str) -> None:
+    _run(root, "branch", "--no-track", name, sha)
+
+
+def delete_branch(root: Path, name: str) -> None:
+    _run(root, "branch", "-D", name)
+
+
+def delete_tag(root: Path, name: str) -> None:
+    _run(root, "tag", "-d", name)
+
+
+def reset_keep(root: Path, sha: str) -> None:
+    """Move the current branch back to `sha`, updating the files it changed and keeping a person's
+    other uncommitted edits (git refuses, and says so, rather than lose one)."""
+    _run(root, "reset", "--quiet", "--keep", sha)
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    code, out, _ = try_run(root, "merge-base", a, b)
+    return out.strip() or None if code == 0 else None
+
+
+def tagged_commits(root: Path, pattern: str, *, merged: str = "HEAD") -> list[tuple[str, CommitInfo]]:
+    """(tag name, the commit it names) for annotated tags matching `pattern` whose commit is reachable
+    from `merged`, in one git call (a vault may hold thousands of sleeps)."""
+    fmt = "%1e%(refname:short)%1f%(*objectname)%1f%(*committerdate:unix)%1f%(*subject)%1f%(*body)"
+    out = _run(root, "for-each-ref", f"--merged={merged}", f"--format={fmt}", f"refs/tags/{pattern}")
+    found = []
+    for rec in out.split(_REC):
+        parts = rec.strip("\n").split(_SEP)
+        if len(parts) < 5 or not parts[1] or not parts[2].isdigit():
+            continue  # a lightweight tag (no commit to dereference) is not ours
+        at = dt.datetime.fromtimestamp(int(parts[2]), dt.UTC)
+        found.append((parts[0], CommitInfo(parts[1], at, parts[3], parts[4].strip())))
+    return found

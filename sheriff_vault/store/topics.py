@@ -26,6 +26,9 @@ FIELD_ORDER = (
     "schema_version", "id", "name", "one_liner", "aliases", "first_seen", "last_seen", "utility",
     "touch_count", "evergreen", "related", "skills", "artifacts", "numbers",
 )
+# New topics get an id derived from their file path (uuid5 in this namespace): two machines that
+# create the same topic file on their own give it the same id, so the merge joins them as one topic.
+ID_NAMESPACE = uuid.UUID("6f1d7a52-3c8e-4b7a-9d0e-5a2b8c4e1f30")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -322,6 +325,11 @@ def _iso_or_none(t: dt.datetime | None) -> str | None:
     return iso(t) if t else None
 
 
+def path_id(rel: str) -> str:
+    """The id a new topic file gets: the same on every machine for the same path (see ID_NAMESPACE)."""
+    return str(uuid.uuid5(ID_NAMESPACE, rel))
+
+
 def new_topic(path: Path, name: str, *, one_liner: str = "", aliases: Iterable[str] = (), now: dt.datetime,
               topic_id: str | None = None, evergreen: bool = False, rel: str | None = None) -> Topic:
     """A fresh topic with every frontmatter field in the documented order."""
@@ -415,6 +423,7 @@ class TopicStore:
                evergreen: bool = False) -> Topic:
         path = self.free_path(name)
         return new_topic(path, name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen,
+                         topic_id=path_id(f"topics/{path.name}"),
                          rel=f"topics/{path.name}")
 
 

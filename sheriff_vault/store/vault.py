@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sheriff_vault.config import CONFIG_NAME, Config, load_config
 from sheriff_vault.errors import InitRefused, VaultNotFound
-from sheriff_vault.store import gitlog
+from sheriff_vault.store import gitlog, topicmerge
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.topics import TopicStore
@@ -23,7 +23,7 @@ from sheriff_vault.store.topics import TopicStore
 ENV_VAR = "SHERIFF_VAULT"
 CONTENT_DIRS = ("topics", "events", "wake", "conversations", "skills", "quarantine")
 CACHE_DIR = ".vault"
-HOOK_MARKER = "sheriff-vault post-commit hook"
+HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 
 
 @dataclass
@@ -114,11 +114,11 @@ def _template_root() -> Path:
     return Path(str(resources.files("sheriff_vault.vault_template")))
 
 
-def hook_template() -> Path:
-    local = Path(__file__).resolve().parents[2] / "hooks" / "post-commit"
+def hook_template(name: str = "post-commit") -> Path:
+    local = Path(__file__).resolve().parents[2] / "hooks" / name
     if local.is_file():
         return local
-    return Path(str(resources.files("sheriff_vault.hooks").joinpath("post-commit")))
+    return Path(str(resources.files("sheriff_vault.hooks").joinpath(name)))
 
 
 @dataclass
@@ -133,7 +133,8 @@ class InitResult:
 
 
 def init_vault(path: Path, *, force: bool = False) -> InitResult:
-    """Make (or repair) a vault: template files, content folders, git repository, post-commit hook.
+    """Make (or repair) a vault: template files, content folders, git repository, git hooks, and the
+    topic merge driver (.gitattributes plus .git/config; run it again in a fresh clone to register it).
 
     On an existing vault it only adds what is missing, so running it twice is harmless. A
     non-empty folder that is not a vault is refused unless `force`; even then nothing is overwritten.
@@ -171,18 +172,23 @@ def init_vault(path: Path, *, force: bool = False) -> InitResult:
     (root / CACHE_DIR / "logs").mkdir(parents=True, exist_ok=True)
     if not gitlog.is_repo(root):
         gitlog.init(root)
-    install_hook(root)
+    for name in HOOKS:
+        install_hook(root, name)
+    if topicmerge.install(root, sys.executable):
+        added.append(".gitattributes")
     commit = gitlog.commit_paths(root, "init: new vault", added) if added else None
     return InitResult(Vault(root), not existing, commit, added)
 
 
-def install_hook(root: Path) -> Path:
-    """Put our post-commit hook in place, pointing at this Python so it works outside any venv."""
-    target = gitlog.hooks_dir(root) / "post-commit"
-    text = hook_template().read_text(encoding="utf-8").replace("@PYTHON@", sys.executable)
+def install_hook(root: Path, name: str = "post-commit") -> Path:
+    """Put one of our hooks in place (post-commit, and post-merge, post-checkout, post-rewrite that
+    keep the index at HEAD), pointing at this Python so it works outside any venv. A person's own
+    hook of that name is kept as NAME.local and still runs."""
+    target = gitlog.hooks_dir(root) / name
+    text = hook_template(name).read_text(encoding="utf-8").replace("@PYTHON@", sys.executable)
     current = target.read_text(encoding="utf-8", errors="replace") if target.exists() else None
-    if current is not None and HOOK_MARKER not in current:
-        target.rename(target.with_name("post-commit.local"))
+    if current is not None and f"sheriff-vault {name} hook" not in current:
+        target.rename(target.with_name(f"{name}.local"))
     if current != text:
         atomic_write(target, text, mode=0o755)
     return target
