@@ -2,8 +2,7 @@
 
 `group` turns errors into messages, `options` holds the shared options; one module per command group.
 """
-from sheriff_vault.cli import (  # noqa: F401  (registers the commands)
-    agent, history, hosts, recall, share, sleep, topic, vault)
+from sheriff_vault.cli import agent, history, hosts, recall, share, sleep, topic, vault  # noqa: F401  (registers the commands)
 from sheriff_vault.cli.group import cli, main
 
 __all__ = ["cli", "main"]
