@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo lint test test-fast bench locomo clean
+.PHONY: setup demo lint test test-fast bench locomo sleep-quality clean
 
 # The CPU build of torch goes in first: sentence-transformers would otherwise pull the CUDA one.
 $(STAMP): pyproject.toml
@@ -31,8 +31,13 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
-bench: setup
+bench: setup sleep-quality
 	$(BIN)/python benchmarks/recall_speed.py
+
+# What sleep writes, scored against hand labels (../shared/bench/sleep/README.md): purity,
+# fragmentation, naming, echoes, coverage, supersession, wake.
+sleep-quality: setup
+	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault ../shared/bench/sleep/dev
 
 locomo: setup
 	$(BIN)/python benchmarks/locomo.py ../shared/bench/locomo

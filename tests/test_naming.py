@@ -41,3 +41,14 @@ def test_the_title_is_what_recurs_not_the_rarest_name():
 def test_where_two_people_talk_a_persons_subject_takes_their_name():
     assert possessive("Melanie", "pottery class") == "Melanie's pottery class"
     assert possessive("Caroline", "LGBTQ support group") == "Caroline's LGBTQ support group"
+
+
+def test_a_one_word_title_takes_the_phrase_it_heads():
+    texts = ["Two things this week: Caroline's birthday party and the refactor.",
+             "The party is on Saturday at Riverside Park.", "About 25 people are coming to the party.",
+             "The party budget went up to 500 USD.", "Melanie brings the cake to the party."]
+    other = [["The refactor splits the memory module.", "Tests for the refactor pass."]]
+    title = name_subject(texts, other, set())
+    assert title.name.lower().endswith("birthday party")
+    plain = name_subject(texts[1:], other, set())  # never called anything longer: stays "Party"
+    assert plain.name == "Party"

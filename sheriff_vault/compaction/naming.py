@@ -104,6 +104,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
             break
     names = Counter(n for text in texts for n in proper_names(text) if not set(n.lower().split()) & ignore)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
+    title = _with_modifier(title, scored)
     proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0
               and n.lower() not in WEAK and n.lower() not in _NUMBER_WORDS]
     # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
@@ -112,6 +113,22 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen)
 
 
+def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
+    """A one-word title that a well-placed longer phrase ends in takes that phrase: "Party" said
+    with "birthday party" is the birthday party, as a person would title the note."""
+    if " " in title or not scored:
+        return title
+    top = scored[0][0] if scored[0][0] != float("inf") else max((x for x, _ in scored[1:]), default=0.0)
+    head = stem(title.lower())
+    for score, form in scored:
+        words = form.split()
+        if 1 < len(words) <= 3 and stem(words[-1].lower()) == head and score >= MODIFIED_SHARE * top \
+                and _quality(form) >= 0.5:
+            return form
+    return title
+
+
+MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best title to stand for "party"
 _DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
 _OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
 _INTRO = [
