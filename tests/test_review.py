@@ -73,7 +73,7 @@ def reviewed(template: Path, tmp_path: Path) -> tuple[Path, dict]:
     assert {p.name: p.read_text() for p in (root / "topics").glob("*.md")} == topics_before
     assert git(root, "status", "--porcelain").strip() == ""
     assert git(root, "rev-parse", "sleep/20260212T120000Z").strip() == slept["commit"]
-    assert len(slept["created"]) == 1 and len(slept["updated"]) == 1
+    assert len(slept["created"]) == 1 and len(slept["updated"]) == 1, slept
     index = Index(Vault(root))  # the index followed the branch back: no topic of the sleep, at HEAD
     try:
         assert slept["created"][0]["path"] not in index.snapshot().topics
