@@ -24,7 +24,8 @@ SWITCH = re.compile(
     r"^\W*(?:(?:ok|okay|so|oh|and|also|right|anyway)\b[,!.]?\s+)?"
     r"(?:(?:an)?other thing|one more thing|separate(?:ly| thing| topic| question)?|"
     r"(?:a |something )?(?:totally |completely )?different (?:thing|topic|subject|question|matter)|"
-    r"new (?:thing|topic)|unrelated|on another note|switching (?:gears|topics?|subjects?)|changing (?:the )?(?:topic|subject)|"
+    r"new (?:thing|topic)|unrelated|on another note|switching (?:gears|topics?|subjects?)|"
+    r"changing (?:the )?(?:topic|subject)|"
     r"moving on|also[,:]|btw|by the way|oh and|quick (?:one|question)|random(?:ly)?)\b|"
     r"\b(?:totally|completely|entirely) (?:different|separate|unrelated) (?:thing|topic|matter|event|story)\b", _I)
 RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)

@@ -83,6 +83,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         search_text = _search_text(query, window, snap)
         qvec = _query_vector(index, search_text, tail)
         ranker = _Ranker(snap, cfg, now, window, qvec, query)
+        ranker.explain = explain
         ranker.add_hits(*_search(index, search_text, qvec, window))
         if index.embedding_warning and index.embedding_warning not in warnings:
             warnings.append(index.embedding_warning)
@@ -188,6 +189,7 @@ class _Ranker:
                  qvec: np.ndarray | None, query: str = "") -> None:
         self.snap, self.cfg, self.now, self.window, self.qvec = snap, cfg, now, window, qvec
         self.query = query
+        self.explain = False  # build the list of cut facts (only --explain reads it)
         self.people = people_in(query, snap)
         self.asks_when = bool(_WHEN.search(query))
         self.bm25: dict[str, float] = {}
@@ -359,9 +361,14 @@ class _Ranker:
         def kept(c: tuple[float, Doc, TopicHit, dict]) -> bool:
             return c[0] >= floor or c[1].doc_id in hop_best.get(c[2].path, ())
 
-        cuts = [Cut(self._fact(c), c[2].name, "floor") for c in cands if not kept(c)]
+        cuts: list[Cut] = []
+        record = self._cut if self.explain else lambda *_: None  # cuts are only built for --explain
+        for c in cands:
+            if not kept(c):
+                record(cuts, c, "floor")
         cands = [c for c in cands if kept(c)]
-        cuts += [Cut(self._fact(c), c[2].name, "beyond the 400 best") for c in cands[MAX_CANDIDATES:]]
+        for c in cands[MAX_CANDIDATES:]:
+            record(cuts, c, f"beyond the {MAX_CANDIDATES} best")
         cands = cands[:MAX_CANDIDATES]
         cap = self.cfg.facts_per_topic or len(cands)
         per_topic: dict[str, int] = {}
@@ -370,15 +377,18 @@ class _Ranker:
             cand = cands[i]
             hit = cand[2]
             if hit.path not in per_topic and len(per_topic) >= limit:
-                cuts.append(Cut(self._fact(cand), hit.name, f"topic limit ({limit} topics)"))
+                record(cuts, cand, f"topic limit ({limit} topics)")
                 continue
             if per_topic.get(hit.path, 0) >= cap:
-                cuts.append(Cut(self._fact(cand), hit.name, f"facts_per_topic ({cap})"))
+                record(cuts, cand, f"facts_per_topic ({cap})")
                 continue
             per_topic[hit.path] = per_topic.get(hit.path, 0) + 1
             hit.facts.append(self._fact(cand))
             picked.append(cand[1].doc_id)
         return picked, cuts
+
+    def _cut(self, cuts: list[Cut], cand: tuple[float, Doc, TopicHit, dict], reason: str) -> None:
+        cuts.append(Cut(self._fact(cand), cand[2].name, reason))
 
     def _fact(self, cand: tuple[float, Doc, TopicHit, dict]) -> FactHit:
         prio, doc, _, sig = cand

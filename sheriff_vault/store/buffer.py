@@ -173,16 +173,22 @@ def parse(text: str, source: str = "<stdin>") -> list[Turn]:
     return parse_jsonl(text, source) if stripped.startswith("{") else parse_markdown(text, source)
 
 
-def read_file(path: Path) -> list[Turn]:
+def read_text(path: Path) -> str:
+    """A transcript file's text, or an error naming the file (and the line of a bad byte)."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise ConversationFormatError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise ConversationFormatError("is a folder, not a transcript", path=path) from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConversationFormatError("not valid UTF-8", path=path, line=raw[: exc.start].count(b"\n") + 1) from None
-    return parse(text, str(path))
+
+
+def read_file(path: Path) -> list[Turn]:
+    return parse(read_text(path), str(path))
 
 
 def render_markdown(turns: Iterable[Turn], meta: dict[str, Any]) -> str:

@@ -64,17 +64,7 @@ def parse(text: str, source: str = "<stdin>") -> list[Turn]:
 
 
 def read_file(path: Path) -> list[Turn]:
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ConversationFormatError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise ConversationFormatError("is a folder, not a transcript", path=path) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConversationFormatError("not valid UTF-8", path=path, line=raw[: exc.start].count(b"\n") + 1) from None
-    return parse(text, str(path))
+    return parse(buffer.read_text(path), str(path))
 
 
 def _records(text: str, source: str) -> Iterator[tuple[int, dict]]:
