@@ -38,6 +38,7 @@ def test_one_commit_with_a_readable_message(slept):
     assert commit_count(root) == before + 1
     subject, _, body = git(root, "log", "-1", "--format=%s%n%b").partition("\n")
     assert subject.startswith(f"sleep: 0 updated, {len(result['created'])} created - ")
+    assert any(t.name[:12] in subject for t in topics_of(root))  # it names the topics touched
     for topic in result["created"]:
         assert f"new {topic['path']}" in body
     assert f"Sleep-Id: {result['sleep_id']}" in body

@@ -412,7 +412,9 @@ def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Chan
 
 
 def _commit_message(result: SleepResult, changes: dict[str, Change], extraction: Extraction) -> str:
-    hints = ", ".join(s["hint"] for s in extraction.subjects[:3]) or "conversation"
+    # the topics a person will find touched, not the raw subject hints they were matched from
+    touched = ", ".join(c.topic.name for c in list(changes.values())[:3])
+    hints = touched or ", ".join(s["hint"] for s in extraction.subjects[:3]) or "conversation"
     subject = f"sleep: {len(result.updated)} updated, {len(result.created)} created - {truncate(hints, 60)}"
     body = []
     for change in changes.values():
