@@ -42,3 +42,20 @@ def test_every_informative_turn_lands_in_exactly_one_subject():
     got = subjects_of(turns(*GARDEN, *DATABASE))
     ids = [t for s in got for t in s]
     assert sorted(ids) == sorted(set(ids)) and set(ids) == {f"t{i}" for i in range(1, 7)}
+
+
+def test_choose_where_an_exchange_goes():
+    """The walk's decision on its own, from likeness to each subject seen so far (current = index)."""
+    from sheriff_vault.compaction.subjects import _choose
+    cases = [
+        # likeness, current, switch, reconsider, young -> chosen (None: a new subject)
+        ([0.40, 0.10], 0, False, False, False, 0),     # a follow-up stays
+        ([0.05, 0.35], 0, False, False, False, 1),     # the talk went back to a subject seen before
+        ([0.05, 0.12], 0, False, False, False, None),  # nothing seen fits: something new
+        ([0.07, 0.26], 0, False, False, False, 1),     # an aside about a seen subject that fits it clearly better
+        ([0.15, 0.26], 0, False, False, False, None),  # ... but not when the current one fits nearly as well
+        ([0.40, 0.10], 0, True, False, False, None),   # "other thing": a switch phrase leaves the subject
+        ([0.25, 0.10], 1, False, False, True, 1),      # a subject just raised keeps its details
+    ]
+    for likeness, current, switch, reconsider, young, want in cases:
+        assert _choose(likeness, current, switch, reconsider, young) == want, (likeness, current, want)

@@ -35,6 +35,8 @@ CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
 STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
 RETURN = 0.30     # likeness an exchange needs to join a subject other than the current one
+RETURN_CLEAR = 0.225  # ... when it fits that subject clearly better (by CLEAR) than the current one
+CLEAR = 0.15
 MARGIN = 0.08     # how much better another subject must fit before the talk is taken to have moved
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
@@ -147,7 +149,10 @@ def _choose(likeness: list[float], current: int | None, switch: bool, reconsider
         margin = MARGIN * (3 if young and not reconsider else 1)
         if likeness[current] >= stay and likeness[best] - likeness[current] < margin:
             return current
-    if likeness[best] >= RETURN and not (switch and best == current):
+    back_at = RETURN
+    if current is not None and best != current and likeness[best] - likeness[current] >= CLEAR:
+        back_at = RETURN_CLEAR  # an aside about a subject already seen ("packed the books today")
+    if likeness[best] >= back_at and not (switch and best == current):
         return best
     return None
 
