@@ -48,14 +48,22 @@ def search(vault: Vault, query: str, k: int = 2, embedder: Any = None) -> list[t
     return scored[: (max(k, 3) if _DEEP.search(query) else k)]
 
 
-def run(vault: Vault, skill_id: str, args: dict, *, repo: Path | None = None, timeout: float | None = None) -> dict:
-    """Run skill.py's `run(args, tools)` in a child process; it may call only its manifest's tools."""
+def run(vault: Vault, skill_id: str, args: dict, *, repo: Path | None = None, timeout: float | None = None,
+        ctx: dict | None = None) -> dict:
+    """Run skill.py's `run(args, tools[, ctx])` in a child process; it may call only its manifest's
+    tools. Arguments its inputs_schema refuses are a SkillError before anything starts."""
+    from sheriff_vault.agent.schema import problems
+
     skill = get(vault, skill_id)
     if not (skill.path / "skill.py").is_file():
         raise SkillError("skill has no skill.py", path=skill.path)
+    wrong = problems(skill.inputs_schema, args) if skill.inputs_schema else []
+    if wrong:
+        raise SkillError(f"bad arguments for skill {skill_id}: " + "; ".join(wrong),
+                         hint=f"its inputs: {json.dumps(skill.inputs_schema.get('properties', {}))[:300]}")
     timeout = timeout or vault.config.skills.timeout_seconds
-    request = {"skill_dir": str(skill.path), "vault": str(vault.root), "args": args, "tools": skill.requires_tools,
-               "repo": str(repo or vault.config_repo())}
+    request = {"skill_dir": str(skill.path), "skill_id": skill_id, "vault": str(vault.root), "args": args,
+               "tools": skill.requires_tools, "repo": str(repo or vault.config_repo()), "ctx": ctx or {}}
     # Its own session, so a timeout stops every process the skill started, not just the first.
     proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault.agent.skillrun"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -135,7 +135,10 @@ def skills_run(vault: Vault, skill_id: str, args_json: str, repo: Path | None) -
 @cli.command("tools")
 @json_option
 def tools_cmd(as_json: bool) -> None:
-    """Print the agent's tool schemas (the Responses API function-tool format the agent loop sends)."""
+    """Print the agent's tool schemas (the Responses API function-tool format the agent loop sends).
+
+    Every schema is strict: all arguments are listed as required and an optional one (shown with ?)
+    may be null. The loop checks each call's arguments against its schema before running it."""
     from sheriff_vault.agent.tools import tool_specs
 
     specs = tool_specs()
@@ -144,7 +147,7 @@ def tools_cmd(as_json: bool) -> None:
         return
     for spec in specs:
         params = spec["parameters"]
-        args = ", ".join(f"{k}{'' if k in params['required'] else '?'}" for k in params["properties"])
+        args = ", ".join(f"{k}{'?' if 'null' in v['type'] else ''}" for k, v in params["properties"].items())
         click.echo(f"{spec['name']}({args})\n    {spec['description']}")
 
 
