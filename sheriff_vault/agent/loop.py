@@ -92,7 +92,7 @@ class Agent:
                           budget=self.vault.config.retrieval.budget)
         reply.recalled = [t["name"] for t in recalled.json["topics"]]
         context.append(recalled.markdown)
-        skills = search(self.vault, message, k=2, embedder=None)
+        skills = search(self.vault, message, k=2)
         reply.skills = [s.skill_id for s, _ in skills]
         if skills:
             context.append("Skills that may fit (run with skills_run):\n" + "\n".join(
