@@ -158,13 +158,14 @@ class Toolbox:
         from sheriff_vault.daemon.client import recall
 
         window = time_window or {}
-        reply = recall(self.vault, query, k=k, since=window.get("since"), until=window.get("until"), deep=deep,
-                       now=self.now())
+        narrowed = bool(filters and (filters.get("kinds") or filters.get("topics")))
+        reply = recall(self.vault, query, k=k, since=window.get("since"), until=window.get("until"),
+                       deep=deep or narrowed, now=self.now())  # a filter keeps less: search wider first
         topics = [{"id": t["id"], "name": t["name"], "path": t["path"], "score": t["score"],
                    "facts": [{"kind": f["kind"], "text": f["text"], "date": f["date"], "citations": f["citations"]}
                              for f in t["facts"]]} for t in reply.json["topics"]]
         markdown = reply.markdown
-        if filters and (filters.get("kinds") or filters.get("topics")):
+        if filters and narrowed:
             topics = self._filtered(topics, filters.get("kinds"), filters.get("topics"))
             markdown = "\n\n".join(f"## {t['name']}\n" + "\n".join(f"- {f['date'][:10] or 'undated'} {f['text']}"
                                                                   for f in t["facts"]) for t in topics)
