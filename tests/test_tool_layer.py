@@ -93,10 +93,11 @@ def test_topics_search_time_window_and_filters(hash_vault):
     build(hash_vault)
     box = Toolbox(hash_vault, now=lambda: NOW)
     box.call("topics_upsert", {"name": "Database migration", "open_loops": ["Who signs off the cutover date?"]})
-    everything = box.call("topics_search", {"query": "database migration cutover sign off"})
+    query = "database migration cutover sign off"
+    everything = box.call("topics_search", {"query": query})
     assert everything["topics"][0]["name"] == "Database migration"
     assert {f["kind"] for f in everything["topics"][0]["facts"]} >= {"fact", "loop"}
-    loops = box.call("topics_search", {"query": "database migration cutover sign off", "filters": {"kinds": ["loop"], "topics": None}})
+    loops = box.call("topics_search", {"query": query, "filters": {"kinds": ["loop"], "topics": None}})
     assert [f["text"] for t in loops["topics"] for f in t["facts"]] == ["Who signs off the cutover date?"]
     assert "cutover" in loops["markdown"] and "invoices" not in loops["markdown"]
     one = box.call("topics_search", {"query": "party garden", "filters": {"kinds": None, "topics": ["the garden"]}})

@@ -7,6 +7,7 @@ read), and any error is swallowed. A file past MAX_BYTES is moved to `<name>.jso
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -22,12 +23,12 @@ _TAIL_BLOCK = 64 * 1024
 
 
 def write_log(vault: Vault, name: str, entry: dict[str, Any]) -> None:
-    """Append `entry` (stamped with `at`, UTC) to .vault/logs/<name>.jsonl; never raises."""
+    """Append `entry` (stamped with `at`, UTC to the millisecond, so entries of different logs
+    merge in order) to .vault/logs/<name>.jsonl; never raises."""
     try:
-        from sheriff_vault import timewin
-
         folder = vault.logs
-        line = json.dumps({"at": timewin.to_iso(timewin.utcnow()), **entry}, default=str, ensure_ascii=False)
+        at = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        line = json.dumps({"at": at, **entry}, default=str, ensure_ascii=False)
         path = folder / f"{name}.jsonl"
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
