@@ -121,9 +121,10 @@ class Agent:
         skills = search(self.vault, message, k=2)
         reply.skills = [s.skill_id for s, _ in skills]
         if skills:
-            context.append("Skills that may fit (run with skills_run):\n" + "\n".join(
-                f"- {s.skill_id}: {s.description} inputs {json.dumps(s.inputs_schema.get('properties', {}))}"
-                for s, _ in skills))
+            listed = "\n".join(f"- {s.skill_id}: {s.description} inputs "
+                               f"{json.dumps(s.inputs_schema.get('properties', {}))}" for s, _ in skills)
+            context.append("Skills that may fit (skills_run takes their args as a JSON object in a string):\n"
+                           + listed)
         instructions = SYSTEM + "\n\n" + "\n\n".join(c.strip() for c in context if c.strip())
         history = [{"role": t.role if t.role in ("user", "assistant") else "user", "content": t.content}
                    for t in tail if t.role in ("user", "assistant")]
