@@ -67,7 +67,7 @@ def test_agent_runs_a_skill_the_model_asks_for(agent_vault, fake_openai, tmp_pat
     (repo / "pkg").mkdir()
     (repo / "pkg" / "calc.py").write_text('"""Small math."""\n\ndef add(a: int, b: int) -> int:\n'
                                           '    """Add two numbers."""\n    return a + b\n')
-    arguments = {"skill_id": "write_docs", "args": {"path": "pkg/calc.py"}}
+    arguments = {"skill_id": "write_docs", "args": json.dumps({"path": "pkg/calc.py"}), "ctx_refs": None}
     fake_openai.queue({"output": [function_call("skills_run", arguments)]})
     fake_openai.queue("Wrote docs/calc.md.")
     reply = Agent(agent_vault, now=lambda: NOW).ask("please write docs for pkg/calc.py")

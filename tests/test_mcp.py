@@ -197,3 +197,17 @@ def test_recall_sees_hand_edits_with_and_without_the_daemon(seeded, run):
     first, second = run_session(seeded.root, body)
     assert "port 6543" in text_of(first)
     assert "redis-7" in second
+
+
+def test_skills_run_over_mcp_takes_ctx_refs_and_checks_its_inputs(seeded):
+    async def body(s: ClientSession):
+        planned = await s.call_tool("skills_run", {"skill_id": "plan_and_execute", "ctx_refs": ["Staging deploy"],
+                                                   "args": {"goal": "move staging to k8s", "execute": 0}})
+        refused = await s.call_tool("skills_run", {"skill_id": "plan_and_execute", "args": {"execute": 1}})
+        return planned, refused
+
+    planned, refused = run_session(seeded.root, body)
+    assert not planned.is_error, text_of(planned)
+    assert planned.structured_content["context"] == ["Staging deploy"]
+    assert planned.structured_content["next_step"] == "Step 1: move staging to k8s"
+    assert refused.is_error and "'goal' is a required property" in text_of(refused)

@@ -36,6 +36,11 @@ def box(vault, repo) -> Toolbox:
     return Toolbox(vault, repo=repo)
 
 
+def _files(root: Path) -> dict[Path, bytes]:
+    """Every file under root but the vault's own logs (each tool call adds a line there)."""
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".vault" not in p.parts}
+
+
 def _outside(repo: Path) -> Path:
     return repo.parent / "outside"
 
@@ -53,10 +58,10 @@ def test_read_refuses_paths_that_leave_the_repository(box, path):
 
 @pytest.mark.parametrize("path", ESCAPES, ids=lambda p: repr(p[:24]))
 def test_write_refuses_paths_that_leave_the_repository(box, repo, path):
-    before = {p: p.read_bytes() for p in repo.parent.rglob("*") if p.is_file()}
+    before = _files(repo.parent)
     reply = box.call("repo.write_file", {"path": path, "content": "pwned"})
     assert set(reply) == {"error"}, reply
-    after = {p: p.read_bytes() for p in repo.parent.rglob("*") if p.is_file()}
+    after = _files(repo.parent)
     assert after == before, "a refused write changed a file"
 
 

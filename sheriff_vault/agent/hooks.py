@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sheriff_vault.errors import VaultError
-from sheriff_vault.store.fsutil import append_line, atomic_write
+from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.vault import Vault
 
 SERVER_NAME = "sheriff-vault"
@@ -326,10 +326,6 @@ def _sleep_in_background(vault: Vault, payload: dict[str, Any]) -> str:
 
 
 def _log(vault: Vault, entry: dict[str, Any]) -> None:
-    try:
-        from sheriff_vault import timewin
+    from sheriff_vault.store.logs import write_log
 
-        vault.logs.mkdir(parents=True, exist_ok=True)
-        append_line(vault.logs / "hooks.jsonl", json.dumps({"at": timewin.to_iso(timewin.utcnow()), **entry}))
-    except Exception:  # noqa: BLE001  (a log that cannot be written must not fail the hook)
-        pass
+    write_log(vault, "hooks", entry)  # never raises: a log must not fail the hook

@@ -7,15 +7,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sheriff_vault import timewin
 from sheriff_vault.agent.tools import Toolbox
 from sheriff_vault.errors import ExtractorError, VaultError
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, write_buffer
+from sheriff_vault.store.logs import write_log
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -50,7 +52,7 @@ class Agent:
                  max_tool_calls: int | None = None) -> None:
         self.vault = vault
         self.now = now or timewin.utcnow
-        self.tools = Toolbox(vault, repo=repo, now=self.now)
+        self.tools = Toolbox(vault, repo=repo, now=self.now, caller="agent")
         self.max_tool_calls = max_tool_calls or vault.config.agent.max_tool_calls
         self.woke = False
 
@@ -72,6 +74,29 @@ class Agent:
             write_buffer(self.vault, [t for t in load_buffer(self.vault) if t.id not in gone])
             raise
 
+    def _respond(self, instructions: str, input: list[dict], previous: str | None, logged: dict) -> Any:
+        """One Responses API call, logged to .vault/logs/model.jsonl: input size, the topics and
+        skills recalled for it, how long it took, the tool calls it asked for."""
+        from sheriff_vault import llm
+
+        started = time.monotonic()
+        entry = {"model": self.vault.config.llm.model, "continues": previous or "", "tools": len(self.tools.specs()),
+                 "input_chars": len(instructions) + len(json.dumps(input, default=str)), **logged}
+        try:
+            response = llm.respond(self.vault, instructions=instructions, input=input, tools=self.tools.specs(),
+                                   previous_response_id=previous, effort=self.vault.config.llm.agent_reasoning_effort)
+        except VaultError as exc:
+            write_log(self.vault, "model", entry | {"ok": False, "error": str(exc)[:300],
+                                                    "duration_ms": round((time.monotonic() - started) * 1000, 1)})
+            raise
+        usage = getattr(response, "usage", None)
+        write_log(self.vault, "model", entry | {
+            "ok": True, "response_id": getattr(response, "id", ""), "tool_calls": len(llm.function_calls(response)),
+            "input_tokens": getattr(usage, "input_tokens", None),
+            "output_tokens": getattr(usage, "output_tokens", None),
+            "duration_ms": round((time.monotonic() - started) * 1000, 1)})
+        return response
+
     def _answer(self, message: str, tail: list[Turn], now: dt.datetime) -> Reply:
         from sheriff_vault import llm
         from sheriff_vault.agent.skills import search
@@ -91,19 +116,20 @@ class Agent:
         recalled = recall(self.vault, message, tail=tail_text, now=now,
                           budget=self.vault.config.retrieval.budget)
         reply.recalled = [t["name"] for t in recalled.json["topics"]]
+        topic_ids = [t["id"] for t in recalled.json["topics"]]
         context.append(recalled.markdown)
-        skills = search(self.vault, message, k=2, embedder=None)
+        skills = search(self.vault, message, k=2)
         reply.skills = [s.skill_id for s, _ in skills]
         if skills:
-            context.append("Skills that may fit (run with skills_run):\n" + "\n".join(
-                f"- {s.skill_id}: {s.description} inputs {json.dumps(s.inputs_schema.get('properties', {}))}"
-                for s, _ in skills))
+            listed = "\n".join(f"- {s.skill_id}: {s.description} inputs "
+                               f"{json.dumps(s.inputs_schema.get('properties', {}))}" for s, _ in skills)
+            context.append("Skills that may fit (skills_run takes their args as a JSON object in a string):\n"
+                           + listed)
         instructions = SYSTEM + "\n\n" + "\n\n".join(c.strip() for c in context if c.strip())
         history = [{"role": t.role if t.role in ("user", "assistant") else "user", "content": t.content}
                    for t in tail if t.role in ("user", "assistant")]
-        response = llm.respond(self.vault, instructions=instructions,
-                               input=history + [{"role": "user", "content": message}],
-                               tools=self.tools.specs(), effort=self.vault.config.llm.agent_reasoning_effort)
+        logged = {"topics": topic_ids, "skills": reply.skills}
+        response = self._respond(instructions, history + [{"role": "user", "content": message}], None, logged)
         for _ in range(self.max_tool_calls):
             calls = llm.function_calls(response)
             if not calls:
@@ -118,9 +144,7 @@ class Agent:
                                          "ok": "error" not in result})
                 outputs.append({"type": "function_call_output", "call_id": call["call_id"],
                                 "output": json.dumps(result, default=str)[:20000]})
-            response = llm.respond(self.vault, instructions=instructions, input=outputs, tools=self.tools.specs(),
-                                   previous_response_id=response.id,
-                                   effort=self.vault.config.llm.agent_reasoning_effort)
+            response = self._respond(instructions, outputs, response.id, logged)
         else:
             log.warning("stopped after %d tool calls", self.max_tool_calls)
         reply.text = llm.output_text(response).strip() or "(no answer)"

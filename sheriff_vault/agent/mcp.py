@@ -296,12 +296,16 @@ def build_server(root: Path) -> MCPServer:
     def skills_run(
         skill_id: Annotated[str, Field(min_length=1, max_length=200)],
         args: Annotated[dict[str, Any] | None, Field(description="The skill's arguments as an object.")] = None,
+        ctx_refs: Annotated[list[str] | None, Field(max_length=20, description="Topics (ids, slugs or names) "
+                                                    "the skill gets as context.")] = None,
     ) -> dict[str, Any]:
         """Run a skill by id with arguments and return its JSON result. It may use only the tools its
-        manifest lists."""
+        manifest lists; arguments its inputs schema refuses are an error before it starts."""
         from sheriff_vault.agent.skills import run
 
-        return run(_open(root), skill_id, args or {})
+        vault = _open(root)
+        ctx = {"topics": [vault.topics.get(ref).to_json() for ref in ctx_refs]} if ctx_refs else None
+        return run(vault, skill_id, args or {}, ctx=ctx)
 
     @server.resource("vault://topic/{slug}", mime_type="text/markdown")
     def topic_resource(slug: str) -> str:

@@ -8,79 +8,143 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import json
 import os
 import shlex
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.errors import ToolError, VaultError
+from sheriff_vault.store.logs import args_hash, write_log
 from sheriff_vault.store.skills import canonical
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 MAX_READ = 1024 * 1024
-def _obj(props: dict, required: list[str]) -> dict:
-    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+PRESETS = {"full": [], "last_failed": ["--lf"], "first_failure": ["-x"]}  # repo_run_tests presets (pytest flags)
+
+
+def _nullable(schema: dict) -> dict:
+    """An optional argument in strict mode: present, but allowed to be null."""
+    kind = schema["type"]
+    out = schema | {"type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+    if "enum" in schema:
+        out["enum"] = [*schema["enum"], None]
+    return out
+
+
+def _obj(required: dict, optional: dict | None = None) -> dict:
+    """An object schema OpenAI's strict mode accepts: every property listed in `required` (the
+    optional ones as nullable types) and no others (additionalProperties false)."""
+    props = required | {k: _nullable(v) for k, v in (optional or {}).items()}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
 _S = {"type": "string"}
+_LIST = {"type": "array", "items": _S}
+_WINDOW = _obj({}, {"since": _S | {"description": "start: a phrase (last week, since you slept) or a date"},
+                    "until": _S | {"description": "end: a phrase or a date"}})
+_FILTERS = _obj({}, {"kinds": {"type": "array", "items": {"type": "string", "enum": ["fact", "loop", "event",
+                                                                                     "note"]},
+                               "description": "keep only these kinds of item (loop = open question or task)"},
+                     "topics": _LIST | {"description": "keep only these topics (ids, slugs or names)"}})
+_NUMBER = _obj({"key": _S, "value": {"type": "number"}}, {"unit": _S})
 SPECS: dict[str, tuple[str, dict]] = {
-    "topics_search": ("Find the topics and dated facts that matter for a query; a time phrase in it "
-                      "(last week, before you slept) restricts the window.",
-                      _obj({"query": _S, "k": {"type": "integer"}, "since": _S, "until": _S,
-                            "deep": {"type": "boolean"}}, ["query"])),
-    "topics_get": ("Read whole topics by id, slug or name.",
-                   _obj({"topic_ids": {"type": "array", "items": _S}}, ["topic_ids"])),
-    "topics_upsert": ("Create or update a topic: name or topic_id, optional one_liner, aliases, facts, open_loops, "
-                      "numbers [{key, value, unit}].",
-                      _obj({"topic_id": _S, "name": _S, "one_liner": _S, "aliases": {"type": "array", "items": _S},
-                            "facts": {"type": "array", "items": _S}, "open_loops": {"type": "array", "items": _S},
-                            "numbers": {"type": "array", "items": {"type": "object"}}}, [])),
+    "topics_search": ("Find the topics and dated facts that matter for a query. A time phrase in the query "
+                      "(last week, before you slept) or time_window restricts the window; filters narrow the "
+                      "result to some kinds of item or some topics; deep searches wider.",
+                      _obj({"query": _S}, {"time_window": _WINDOW, "k": {"type": "integer", "minimum": 1,
+                                                                          "maximum": 50},
+                                          "filters": _FILTERS, "deep": {"type": "boolean"}})),
+    "topics_get": ("Read whole topics by id, slug or name (at most 20).",
+                   _obj({"topic_ids": _LIST | {"maxItems": 20}})),
+    "topics_upsert": ("Create or update a topic: name (new) or topic_id (existing), optional one_liner, aliases, "
+                      "facts, open_loops, numbers [{key, value, unit}].",
+                      _obj({}, {"topic_id": _S, "name": _S, "one_liner": _S, "aliases": _LIST, "facts": _LIST,
+                                "open_loops": _LIST, "numbers": {"type": "array", "items": _NUMBER}})),
     "topics_link": ("Add or strengthen a link between two topics.",
-                    _obj({"from": _S, "to": _S,
-                          "type": {"type": "string", "enum": ["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"]},
-                          "weight_delta": {"type": "number"}}, ["from", "to"])),
-    "memory_sleep": ("Compact the conversation buffer into topics now (one git commit).", _obj({}, [])),
+                    _obj({"from": _S, "to": _S},
+                         {"type": {"type": "string", "enum": ["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"]},
+                          "weight_delta": {"type": "number"}})),
+    "memory_sleep": ("Compact the conversation buffer into topics now (one git commit).", _obj({})),
     "memory_wake": ("Load the wake context: resume state, recent turns, memory and skills for a message.",
-                    _obj({"user_msg": _S}, [])),
-    "skills_search": ("Find skills for a task.", _obj({"query": _S, "k": {"type": "integer"}}, ["query"])),
-    "skills_run": ("Run a skill with arguments.", _obj({"skill_id": _S, "args": {"type": "object"}}, ["skill_id"])),
-    "repo_list_files": ("List repository files matching a glob (default all).", _obj({"pattern": _S}, [])),
-    "repo_read_file": ("Read a text file from the repository.", _obj({"path": _S}, ["path"])),
-    "repo_write_file": ("Write a text file in the repository.", _obj({"path": _S, "content": _S}, ["path", "content"])),
-    "repo_run_tests": ("Run the repository's test command (agent.test_command in vault.yaml).", _obj({}, [])),
+                    _obj({}, {"user_msg": _S})),
+    "skills_search": ("Find skills for a task.", _obj({"query": _S}, {"k": {"type": "integer", "minimum": 1,
+                                                                             "maximum": 10}})),
+    "skills_run": ("Run a skill. args is the skill's arguments as a JSON object in a string, e.g. "
+                   "'{\"path\": \"pkg/a.py\"}' (see the skill's inputs); ctx_refs names topics (ids, slugs or "
+                   "names) the skill gets as context.",
+                   _obj({"skill_id": _S}, {"args": _S, "ctx_refs": _LIST | {"maxItems": 20}})),
+    "repo_list_files": ("List repository files matching a glob (default all).", _obj({}, {"pattern": _S})),
+    "repo_read_file": ("Read a text file from the repository.", _obj({"path": _S})),
+    "repo_write_file": ("Write a text file in the repository.", _obj({"path": _S, "content": _S})),
+    "repo_run_tests": ("Run the repository's tests (agent.test_command in vault.yaml). preset: full (default), "
+                       "last_failed (only the tests that failed last run) or first_failure (stop at the first); "
+                       "paths: only these test files or test ids.",
+                       _obj({}, {"preset": {"type": "string", "enum": list(PRESETS)},
+                                 "paths": _LIST | {"maxItems": 50}})),
 }
 
 
 def tool_specs(allowed: set[str] | None = None) -> list[dict]:
-    """The host tools in the Responses API's function-tool shape (what `vault tools` prints)."""
-    return [{"type": "function", "name": name, "description": desc, "parameters": params}
+    """The host tools in the Responses API's function-tool shape, strict (what `vault tools` prints)."""
+    return [{"type": "function", "name": name, "description": desc, "parameters": params, "strict": True}
             for name, (desc, params) in SPECS.items() if allowed is None or name in allowed]
+
+
+def check_arguments(name: str, args: Any) -> tuple[dict, list[str]]:
+    """(the arguments to dispatch, what is wrong with them) for tool `name` against its schema. A
+    property left out that may be null counts as null (a model not in strict mode may omit it)."""
+    from sheriff_vault.agent.schema import problems
+
+    schema = SPECS[name][1]
+    if not isinstance(args, dict):
+        return {}, ["arguments must be a JSON object"]
+    filled = dict(args)
+    for key, prop in schema["properties"].items():
+        if key not in filled and "null" in prop.get("type", []):
+            filled[key] = None
+    return filled, problems(schema, filled)
 
 
 class Toolbox:
     def __init__(self, vault: Vault, *, repo: Path | None = None, allowed: list[str] | None = None,
-                 now: Callable[[], dt.datetime] | None = None) -> None:
+                 now: Callable[[], dt.datetime] | None = None, caller: str = "") -> None:
         self.vault = vault
         self.repo = Path(repo or vault.config_repo()).resolve()
         self.allowed = None if allowed is None else {canonical(a) for a in allowed}
         self.now = now or (lambda: dt.datetime.now(dt.UTC))
+        self.caller = caller  # who calls, for the tools log: "agent", "skill:debug"
 
     def specs(self) -> list[dict]:
         """Tools in the Responses API's function-tool shape."""
         return tool_specs(self.allowed)
 
-    def call(self, name: str, args: dict | None = None) -> dict:
-        name = canonical(name)
+    def call(self, name: str, args: Any = None) -> dict:
+        """Run one tool call; a bad call (unknown tool, arguments the schema refuses, a failure the
+        caller can fix) returns {"error": ...}. Every call is logged (.vault/logs/tools.jsonl)."""
+        started = time.monotonic()
+        result = self._call(canonical(name), {} if args is None else args)
+        error = result.get("error") if set(result) == {"error"} else None
+        write_log(self.vault, "tools", {"tool": canonical(name), "args_hash": args_hash(args), "ok": error is None,
+                                        "duration_ms": round((time.monotonic() - started) * 1000, 1),
+                                        "caller": self.caller, "error": str(error)[:300] if error else ""})
+        return result
+
+    def _call(self, name: str, args: Any) -> dict:
         if name not in SPECS:
             return {"error": f"unknown tool {name!r}"}
         if self.allowed is not None and name not in self.allowed:
             return {"error": f"tool {name!r} is not allowed here (allowed: {', '.join(sorted(self.allowed))})"}
+        args, wrong = check_arguments(name, args)
+        if wrong:
+            return {"error": f"bad arguments for {name}: " + "; ".join(wrong)}
         try:
-            return getattr(self, name)(**(args or {}))
+            return getattr(self, name)(**{k: v for k, v in args.items() if v is not None})
         except TypeError as exc:
             return {"error": f"bad arguments for {name}: {exc}"}
         except VaultError as exc:
@@ -89,15 +153,33 @@ class Toolbox:
             return {"error": f"{name} failed: {exc.strerror or exc}"}
 
     # -- memory ----------------------------------------------------------------------------
-    def topics_search(self, query: str, k: int | None = None, since: str | None = None, until: str | None = None,
-                      deep: bool = False) -> dict:
+    def topics_search(self, query: str, k: int | None = None, time_window: dict | None = None,
+                      filters: dict | None = None, deep: bool = False) -> dict:
         from sheriff_vault.daemon.client import recall
 
-        reply = recall(self.vault, query, k=k, since=since, until=until, deep=deep, now=self.now())
-        return {"markdown": reply.markdown, "topics": [
-            {"id": t["id"], "name": t["name"], "path": t["path"], "score": t["score"],
-             "facts": [{"text": f["text"], "date": f["date"], "citations": f["citations"]} for f in t["facts"]]}
-            for t in reply.json["topics"]], "window": reply.json["window"]}
+        window = time_window or {}
+        narrowed = bool(filters and (filters.get("kinds") or filters.get("topics")))
+        reply = recall(self.vault, query, k=k, since=window.get("since"), until=window.get("until"),
+                       deep=deep or narrowed, now=self.now())  # a filter keeps less: search wider first
+        topics = [{"id": t["id"], "name": t["name"], "path": t["path"], "score": t["score"],
+                   "facts": [{"kind": f["kind"], "text": f["text"], "date": f["date"], "citations": f["citations"]}
+                             for f in t["facts"]]} for t in reply.json["topics"]]
+        markdown = reply.markdown
+        if filters and narrowed:
+            topics = self._filtered(topics, filters.get("kinds"), filters.get("topics"))
+            markdown = "\n\n".join(f"## {t['name']}\n" + "\n".join(f"- {f['date'][:10] or 'undated'} {f['text']}"
+                                                                  for f in t["facts"]) for t in topics)
+        return {"markdown": markdown, "topics": topics, "window": reply.json["window"]}
+
+    def _filtered(self, topics: list[dict], kinds: list[str] | None, refs: list[str] | None) -> list[dict]:
+        """Only the facts of `kinds`, only the topics `refs` name (a ref that names no topic is an error)."""
+        if refs:
+            wanted = {self.vault.topics.get(ref).id for ref in refs}
+            topics = [t for t in topics if t["id"] in wanted]
+        if kinds:
+            topics = [t | {"facts": [f for f in t["facts"] if f["kind"] in kinds]} for t in topics]
+            topics = [t for t in topics if t["facts"]]
+        return topics
 
     def topics_get(self, topic_ids: list[str]) -> dict:
         return {"topics": [self.vault.topics.get(ref).to_json() for ref in topic_ids[:20]]}
@@ -129,10 +211,19 @@ class Toolbox:
 
         return {"skills": [s.summary() | {"score": score} for s, score in search(self.vault, query, k)]}
 
-    def skills_run(self, skill_id: str, args: dict | None = None) -> dict:
+    def skills_run(self, skill_id: str, args: str | dict | None = None, ctx_refs: list[str] | None = None) -> dict:
         from sheriff_vault.agent.skills import run
 
-        return run(self.vault, skill_id, args or {}, repo=self.repo)
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except ValueError as exc:
+                raise ToolError(f"args is not JSON: {exc}", hint='pass a JSON object in a string: {"path": "a.py"}')\
+                    from None
+            if not isinstance(args, dict):
+                raise ToolError("args must hold a JSON object, e.g. {\"path\": \"a.py\"}")
+        ctx = {"topics": [self.vault.topics.get(ref).to_json() for ref in ctx_refs]} if ctx_refs else None
+        return run(self.vault, skill_id, args or {}, repo=self.repo, ctx=ctx)
 
     # -- repository ------------------------------------------------------------------------
     def safe_path(self, path: str) -> Path:
@@ -179,16 +270,27 @@ class Toolbox:
         atomic_write(target, content)
         return {"path": path, "bytes": len(content.encode())}
 
-    def repo_run_tests(self) -> dict:
+    def repo_run_tests(self, preset: str = "full", paths: list[str] | None = None) -> dict:
         command = shlex.split(self.vault.config.agent.test_command)
+        if preset != "full" and "pytest" not in " ".join(command):
+            raise ToolError(f"preset {preset!r} needs a pytest test_command (it is {' '.join(command)!r})",
+                            hint="use preset full")
+        targets = []
+        for path in paths or []:
+            if path.startswith("-"):
+                raise ToolError(f"{path!r} is not a test path", hint="give test files or ids, not options")
+            self.safe_path(path.split("::", 1)[0])
+            targets.append(path)
+        command += PRESETS[preset] + targets
         try:
             proc = subprocess.run(command, cwd=self.repo, capture_output=True, text=True, timeout=600)
         except FileNotFoundError:
             raise ToolError(f"test command not found: {command[0]}") from None
         except subprocess.TimeoutExpired:
-            return {"passed": False, "returncode": None, "output": "timed out after 600s"}
+            return {"passed": False, "returncode": None, "output": "timed out after 600s", "command": command}
         output = (proc.stdout + proc.stderr)[-8000:]
-        return {"passed": proc.returncode == 0, "returncode": proc.returncode, "output": output}
+        return {"passed": proc.returncode == 0, "returncode": proc.returncode, "output": output,
+                "command": shlex.join(command)}
 
 
 class Restricted:
@@ -199,7 +301,10 @@ class Restricted:
         self._box, self._prefix = box, prefix
 
     def call(self, name: str, args: dict | None = None) -> dict:
-        result = self._box.call(name, args or {})
+        args = dict(args or {})
+        if canonical(name) == "skills_run" and isinstance(args.get("args"), dict):
+            args["args"] = json.dumps(args["args"])  # the tool takes a skill's arguments as a JSON string
+        result = self._box.call(name, args)
         if set(result) == {"error"}:
             raise ToolError(result["error"])
         return result

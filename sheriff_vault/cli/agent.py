@@ -135,7 +135,10 @@ def skills_run(vault: Vault, skill_id: str, args_json: str, repo: Path | None) -
 @cli.command("tools")
 @json_option
 def tools_cmd(as_json: bool) -> None:
-    """Print the agent's tool schemas (the Responses API function-tool format the agent loop sends)."""
+    """Print the agent's tool schemas (the Responses API function-tool format the agent loop sends).
+
+    Every schema is strict: all arguments are listed as required and an optional one (shown with ?)
+    may be null. The loop checks each call's arguments against its schema before running it."""
     from sheriff_vault.agent.tools import tool_specs
 
     specs = tool_specs()
@@ -144,25 +147,50 @@ def tools_cmd(as_json: bool) -> None:
         return
     for spec in specs:
         params = spec["parameters"]
-        args = ", ".join(f"{k}{'' if k in params['required'] else '?'}" for k in params["properties"])
+        args = ", ".join(f"{k}{'?' if 'null' in v['type'] else ''}" for k, v in params["properties"].items())
         click.echo(f"{spec['name']}({args})\n    {spec['description']}")
 
 
 @cli.command("log")
 @click.option("--tail", "tail", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
               help="How many of the newest entries.")
+@click.option("--only", "kinds", multiple=True, type=click.Choice(["model", "tools", "sleep", "recall", "hooks"]),
+              help="Only this log (repeat for several).")
 @json_option
 @with_vault
-def log_cmd(vault: Vault, tail: int, as_json: bool) -> None:
-    """Show the vault's structured logs (.vault/logs/*.jsonl, e.g. each hook run), newest last."""
+def log_cmd(vault: Vault, tail: int, kinds: tuple[str, ...], as_json: bool) -> None:
+    """Show the vault's structured logs (.vault/logs/*.jsonl), newest last: each model call of the
+    agent (input size, topics and skills recalled for it), each tool call (name, argument hash,
+    duration, success), each sleep (topics created and updated, wake packet size), each recall
+    (top candidates and scores) and each hook run (event, duration, outcome)."""
     from sheriff_vault.store.logs import read_logs
 
-    entries = read_logs(vault, tail)
+    entries = read_logs(vault, tail, list(kinds) or None)
     if as_json:
         emit_json(entries)
         return
     for e in entries:
-        rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("at", "log", "event", "outcome") and v != "")
-        click.echo(f"{e.get('at', '?')}  {e.get('log')}  {e.get('event', '')}  {e.get('outcome', '')}  {rest}".rstrip())
+        click.echo(f"{e.get('at', '?')}  {e.get('log', '?'):<6}  {_log_line(e)}".rstrip())
     if not entries:
         click.echo(f"no log entries yet in {vault.logs}")
+
+
+def _log_line(e: dict) -> str:
+    """One log entry as a short line; a kind this version does not know shows its fields."""
+    kind, ms = e.get("log"), f"{e.get('duration_ms', '?')}ms"
+    if kind == "model":
+        state = f"-> {e.get('tool_calls', 0)} tool call(s)" if e.get("ok") else f"FAILED {e.get('error', '')}"
+        return (f"{e.get('input_chars', '?')} chars in, topics {','.join(e.get('topics') or []) or '-'}, "
+                f"skills {','.join(e.get('skills') or []) or '-'} {state}  {ms}")
+    if kind == "tools":
+        state = "ok" if e.get("ok") else f"failed: {e.get('error', '')}"
+        return f"{e.get('tool')} args#{e.get('args_hash')} {state}  {ms}  {e.get('caller') or ''}"
+    if kind == "sleep":
+        return (f"created {e.get('created', 0)}, updated {e.get('updated', 0)}, compacted {e.get('compacted', 0)} "
+                f"turn(s), wake {e.get('wake_bytes', 0)} bytes, commit {str(e.get('commit') or '-')[:8]}  {ms}")
+    if kind == "recall":
+        top = ", ".join(f"{c.get('name')} {c.get('score')}" for c in (e.get("candidates") or [])[:3])
+        return f"{e.get('query', '')[:60]!r} {e.get('mode', '')}: {top or 'nothing'}  {ms}"
+    if kind == "hooks":
+        return f"{e.get('event', '')}  {e.get('outcome', '')}  {ms}  {e.get('error') or ''}"
+    return " ".join(f"{k}={v}" for k, v in e.items() if k not in ("at", "log") and v != "")

@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -124,11 +125,31 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
         part, tail = (buffer[:-tail_n], buffer[-tail_n:]) if tail_n else (buffer, [])
         own_index = index is None
         index = index or Index(vault)
+        started = time.monotonic()
         try:
-            return _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
+            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
         finally:
             if own_index:
                 index.close()
+        if not dry_run:
+            _log(vault, result, extractor or vault.config.sleep.extractor, started)
+        return result
+
+
+def _log(vault: Vault, result: SleepResult, extractor: str, started: float) -> None:
+    """One line in .vault/logs/sleep.jsonl: topics created and updated, the wake packet's size."""
+    from sheriff_vault.store.logs import write_log
+
+    try:
+        wake_bytes = (vault.root / result.wake).stat().st_size if result.wake else 0
+    except OSError:
+        wake_bytes = 0
+    write_log(vault, "sleep", {
+        "sleep_id": result.sleep_id, "commit": result.commit or "", "extractor": extractor,
+        "compacted": result.compacted, "kept": result.kept, "created": len(result.created),
+        "updated": len(result.updated), "topics": [t.get("path", "") for t in result.created + result.updated][:50],
+        "quarantined": len(result.quarantined), "wake_bytes": wake_bytes,
+        "duration_ms": round((time.monotonic() - started) * 1000, 1)})
 
 
 def _sleep_id(buffer: list[Turn], now: dt.datetime) -> str:

@@ -39,6 +39,28 @@ def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | N
     return result.reply(budget, explain=bool(kwargs.get("explain")), via="process")
 
 
+def embed(vault: Vault, texts: list[str], *, use_daemon: bool = True) -> Any:
+    """Unit vectors (a numpy array, one row a text) from the vault's embedding model: the daemon's
+    when one runs (loaded already), else loaded in this process once. None when embeddings are off
+    or the model will not load: callers go on without them."""
+    import numpy as np
+
+    from sheriff_vault.errors import VaultError
+    from sheriff_vault.index.embed import Embedder
+
+    if not vault.config.embedding.enabled or not texts:
+        return None
+    if use_daemon:
+        found = rpc.call(vault, "embed", {"texts": texts})
+        if found is not None:
+            return None if found.get("vectors") is None else np.asarray(found["vectors"], dtype=np.float32)
+    try:
+        embedder = Embedder.from_settings(vault.config.embedding)
+        return embedder.encode([t[:2000] for t in texts])
+    except VaultError:
+        return None
+
+
 def status(vault: Vault, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """What the index holds and whether it is fresh; `daemon` says who answered."""
     reply = rpc.call(vault, "status")

@@ -53,6 +53,7 @@ class Daemon:
         self.stopping = threading.Event()
         self.warm = threading.Event()
         self.batches = 0
+        self._embedded: dict[str, list[float]] = {}
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
@@ -193,6 +194,8 @@ class Daemon:
                 result.caught_up = flushed.changed + flushed.removed
             budget = int(args.get("budget") or self.vault.config.retrieval.budget)
             return result.reply(budget, explain=bool(args.get("explain")), via="daemon").to_dict()
+        if op == "embed":
+            return {"vectors": self.embed([str(t) for t in args.get("texts") or []][:256])}
         if op == "reindex":
             paths = args.get("paths")
             if paths is None:
@@ -210,6 +213,22 @@ class Daemon:
             threading.Thread(target=self.stop, daemon=True).start()
             return {"stopping": True}
         raise DaemonError(f"unknown request {op!r}")
+
+    def embed(self, texts: list[str]) -> list[list[float]] | None:
+        """Vectors for short texts (skill routing) from the model this daemon holds; texts seen
+        before come from a small cache. None when embeddings are off or the model will not load."""
+        embedder = self.index.embedder
+        if embedder is None:
+            return None
+        todo = [t for t in dict.fromkeys(texts) if t not in self._embedded]
+        try:
+            vecs: Any = embedder.encode([t[:2000] for t in todo]) if todo else []
+        except VaultError:
+            return None
+        if len(self._embedded) > 2000:
+            self._embedded.clear()
+        self._embedded.update({t: [round(float(x), 6) for x in v] for t, v in zip(todo, vecs, strict=True)})
+        return [self._embedded[t] for t in texts]
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,6 +69,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
     cfg = vault.config.retrieval
     tz = vault.config.timezone
     now = now or timewin.utcnow()
+    started = time.monotonic()
     own_index = index is None
     index = index or Index(vault)
     warnings: list[str] = []
@@ -99,12 +101,25 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         chosen, order, cuts = _select(ranker, scored, mode, limit)
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
+        _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
                             scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [],
                             index.meta("head") or None, caught.changed + caught.removed if caught else [])
     finally:
         if own_index:
             index.close()
+
+
+def _log(vault: Vault, query: str, mode: str, triggers: list[Trigger], window: timewin.Window | None,
+         scored: list[TopicHit], chosen: list[TopicHit], skills: list[dict], started: float) -> None:
+    """One line in .vault/logs/recall.jsonl: the top candidates and their scores (for tuning)."""
+    from sheriff_vault.store.logs import write_log
+
+    write_log(vault, "recall", {
+        "query": query[:200], "mode": mode, "triggers": [t.name for t in triggers],
+        "window": window.phrase if window else "", "duration_ms": round((time.monotonic() - started) * 1000, 1),
+        "candidates": [{"id": t.topic_id, "name": t.name[:80], "score": round(t.score, 4)} for t in scored[:8]],
+        "chosen": [t.topic_id for t in chosen], "skills": [s["skill_id"] for s in skills]})
 
 
 def _search_text(query: str, window: timewin.Window | None, snap: Snapshot) -> str:

@@ -41,6 +41,11 @@ class Skill:
     tags: list[str] = field(default_factory=list)
     examples: list[Any] = field(default_factory=list)
     builtin: bool = False
+    requests: list[str] = field(default_factory=list)  # what a person says when they want it (routing)
+
+    def routing_texts(self) -> list[str]:
+        """What routing embeds for this skill: its name and description, then each example request."""
+        return [f"{self.name}. {self.description}", *self.requests]
 
     def summary(self) -> dict:
         """The compact manifest put into a prompt."""
@@ -71,7 +76,8 @@ def load(folder: Path, builtin: bool = False) -> Skill:
     return Skill(data["skill_id"], data["name"], data["description"], Path(folder), tools,
                  data.get("inputs_schema") or {}, data.get("outputs_schema") or {},
                  data.get("default_reasoning_effort") or "medium", list(data.get("tags") or []),
-                 list(data.get("examples") or []), builtin)
+                 list(data.get("examples") or []), builtin,
+                 [str(r) for r in data.get("requests") or [] if str(r).strip()][:20])
 
 
 def builtin_dir() -> Path:
