@@ -215,6 +215,33 @@ def test_sleep_phrase_without_wake_packet() -> None:
     assert w is not None and w.phrase == "since you slept" and w.start == iso(SLEPT)
 
 
+SLEEPS = ["2023-05-05T22:00:00Z", "2023-05-07T13:56:00Z", "2023-05-06T23:00:00Z"]  # any order
+SLEEPS_AGO_CASES = [
+    ("one sleep ago", "2023-05-06T23:00:00Z", "2023-05-07T13:56:00Z", "sleep"),
+    ("two sleeps ago", "2023-05-05T22:00:00Z", "2023-05-06T23:00:00Z", "sleep"),
+    ("three sleeps ago", None, "2023-05-05T22:00:00Z", "sleep"),
+    ("a couple of sleeps ago", None, "2023-05-07T13:56:00Z", "range"),  # one to three: all of them
+    ("since two sleeps ago", "2023-05-05T22:00:00Z", N, "range"),
+    ("since you woke up", "2023-05-07T13:56:00Z", N, "range"),
+]
+
+
+@pytest.mark.parametrize(("phrase", "start", "end", "granularity"), SLEEPS_AGO_CASES)
+def test_sleeps_ago(phrase: str, start: str | None, end: str, granularity: str) -> None:
+    w = resolve(phrase, iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert (w.start, w.end, w.granularity) == (iso(start), iso(end), granularity)
+
+
+def test_sleeps_ago_needs_that_many_sleeps() -> None:
+    with pytest.raises(TimePhraseError) as err:
+        resolve("four sleeps ago", iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert "further than the 3 sleep(s)" in str(err.value) and "vault sleeps" in (err.value.hint or "")
+    later_only = resolve("one sleep ago", iso("2023-05-07T00:00:00Z"), sleeps=[iso(s) for s in SLEEPS])
+    assert later_only.end == iso("2023-05-06T23:00:00Z")  # a sleep after now does not count
+    w = find("what did we decide two sleeps ago?", iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert w is not None and w.phrase == "two sleeps ago"
+
+
 @pytest.mark.parametrize("phrase", ["banana", "", "   ", "the party", "I may go", "?!"])
 def test_not_a_time(phrase: str) -> None:
     with pytest.raises(TimePhraseError) as err:

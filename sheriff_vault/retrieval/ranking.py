@@ -61,6 +61,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
            explain: bool = False, refresh: bool = True) -> RecallResult:
     """Rank topics and facts for `query` (see module docstring). Catches the index up first."""
     from sheriff_vault.store.packets import latest_slept_at
+    from sheriff_vault.store.sleeps import sleep_times
 
     if not query or not query.strip():
         raise VaultError("the query is empty", hint='say what to recall, e.g. vault recall "the party"')
@@ -79,7 +80,9 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         warnings += caught.warnings if caught else []
         warnings += index.file_errors()
         snap = index.snapshot()
-        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
+        asked = " ".join(p for p in (query, since, until) if p)
+        sleeps = sleep_times(vault, now) if timewin.mentions_sleep(asked) else []
+        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
         search_text = _search_text(query, window, snap)
         qvec = _query_vector(index, search_text, tail)
         ranker = _Ranker(snap, cfg, now, window, qvec, query)

@@ -22,6 +22,7 @@ from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.items import Item
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.packets import latest_slept_at
+from sheriff_vault.store.sleeps import sleep_times
 from sheriff_vault.store.topics import Topic, slugify
 from sheriff_vault.store.vault import Vault
 
@@ -196,10 +197,11 @@ def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until
     """The UTC window of a phrase (vault timezone, last sleep); `until` moves its end to that phrase's end."""
     tz, now = vault.config.timezone, now or timewin.utcnow()
     slept = latest_slept_at(vault)
-    win = timewin.resolve(phrase, now, tz, slept_at=slept)
+    sleeps = sleep_times(vault, now) if timewin.mentions_sleep(f"{phrase} {until or ''}") else []
+    win = timewin.resolve(phrase, now, tz, slept_at=slept, sleeps=sleeps)
     if until is None:
         return win
-    end = timewin.resolve(until, now, tz, slept_at=slept).end or now
+    end = timewin.resolve(until, now, tz, slept_at=slept, sleeps=sleeps).end or now
     if win.start and end <= win.start:
         raise TimePhraseError(f"--until {until!r} ends before --since {phrase!r} starts",
                               hint="give an --until that is later than --since")
@@ -263,7 +265,8 @@ def _moment(vault: Vault, text: str, now: dt.datetime | None) -> dt.datetime:
     """The END of the phrase's window ("2023-05-10" is the vault as it was when that day ended)."""
     now = now or timewin.utcnow()
     try:
-        win = timewin.resolve(text, now, vault.config.timezone, slept_at=latest_slept_at(vault))
+        sleeps = sleep_times(vault, now) if timewin.mentions_sleep(text) else []
+        win = timewin.resolve(text, now, vault.config.timezone, slept_at=latest_slept_at(vault), sleeps=sleeps)
     except TimePhraseError as exc:
         raise TimePhraseError(f"{text!r} is neither a commit of this vault nor a time: {exc.message}",
                               hint=f"give a commit (abc1234, HEAD~3, a branch or tag) or a time; {exc.hint}") from None

@@ -152,6 +152,11 @@ def commit_at_or_before(root: Path, when: dt.datetime) -> str | None:
     return out or None
 
 
+def count_commits(root: Path, base: str | None, tip: str) -> int:
+    """How many commits `base..tip` holds (all of tip's history when base is None)."""
+    return int(_run(root, "rev-list", "--count", f"{base}..{tip}" if base else tip, "--").strip() or 0)
+
+
 def changed_paths(root: Path, sha: str) -> list[str]:
     out = _run(root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-m", sha)
     return sorted(set(p for p in out.splitlines() if p))

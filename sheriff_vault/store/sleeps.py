@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sheriff_vault import timewin
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.topics import iso
 
@@ -72,3 +73,96 @@ def packet_commit(vault: Vault, rel: str) -> tuple[str | None, str | None]:
     sha = commits[-1].sha  # the oldest commit touching the file is the one that added it
     tag = next((name for name, tagged in gitlog.tags(vault.root, PREFIX + "*") if tagged == sha), None)
     return sha, tag
+
+
+def sleep_times(vault: Vault, before: dt.datetime | None = None) -> list[dt.datetime]:
+    """When the vault slept (at or before `before`), newest first: its sleep tags reachable from HEAD,
+    and the newest wake packet's time when no tag names it (a clone fetched without tags)."""
+    from sheriff_vault.store.packets import latest_slept_at
+
+    times = set()
+    if gitlog.head(vault.root) is not None:
+        times = {info.at for _, info in gitlog.tagged_commits(vault.root, PREFIX + "*")}
+    latest = latest_slept_at(vault, before)
+    if latest is not None:
+        times.add(latest)
+    return sorted((t for t in times if before is None or t <= before), reverse=True)
+
+
+@dataclass
+class CommitRange:
+    """The commits of a time window, as git names them: `base..tip` (all of tip's history when base
+    is None). A sleep closes the awake time before it, so a window that ends at a sleep includes that
+    sleep's commit and one that starts at a sleep leaves it out: "two sleeps ago" is the edits made
+    that day plus the sleep that wrote the day's conversation into memory."""
+
+    base: str | None
+    tip: str | None
+    base_tag: str | None = None
+    tip_tag: str | None = None
+    count: int = 0
+
+    @property
+    def spec(self) -> str:
+        """`git log` notation, e.g. `1a2b3c4..5d6e7f8`; empty when no commit falls in the window."""
+        if self.tip is None or self.count == 0:
+            return ""
+        return f"{self.base}..{self.tip}" if self.base else self.tip
+
+    def to_json(self) -> dict:
+        return {"from": self.base, "to": self.tip, "from_tag": self.base_tag, "to_tag": self.tip_tag,
+                "range": self.spec, "count": self.count}
+
+    def describe(self) -> str:
+        if not self.spec or self.tip is None:
+            return "commits: none in this window"
+        ends = [f"after {self.base_tag or (self.base or '')[:8]}" if self.base else "from the first commit",
+                f"up to {self.tip_tag or self.tip[:8]}"]
+        short = f"{self.base[:8]}..{self.tip[:8]}" if self.base else self.tip[:8]
+        return f"commits: {short}  ({self.count} commit(s), {' '.join(ends)})"
+
+
+def commit_range(vault: Vault, window: timewin.Window, now: dt.datetime) -> CommitRange | None:
+    """The commits a window covers (see CommitRange); None before the vault's first commit."""
+    root = vault.root
+    if gitlog.head(root) is None:
+        return None
+    by_time: dict[dt.datetime, tuple[str, str]] = {}
+    for name, info in sorted(gitlog.tagged_commits(root, PREFIX + "*"), key=lambda f: (f[1].at, f[0])):
+        by_time[info.at] = (info.sha, name)  # two sleeps in one second: the later one
+
+    def point(t: dt.datetime | None) -> tuple[str | None, str | None]:
+        """The last commit of the time before t: a sleep's own commit when t is its time."""
+        if t is None:
+            return None, None
+        if t in by_time:
+            return by_time[t]
+        return gitlog.commit_at_or_before(root, t - dt.timedelta(seconds=1)), None
+
+    base, base_tag = point(window.start)
+    end = window.end if window.end is not None and window.end <= now else None
+    tip, tip_tag = point(end) if end is not None else (gitlog.commit_at_or_before(root, now), None)
+    if tip is not None and base is not None and gitlog.merge_base(root, base, tip) != base:
+        base = base_tag = None  # base is not an ancestor (a window dated across a merge): count all of tip
+    count = gitlog.count_commits(root, base, tip) if tip else 0
+    return CommitRange(base, tip, base_tag, tip_tag, count)
+
+
+@dataclass
+class TimeAnswer:
+    """What `vault time` prints: the UTC window of a phrase and, inside a vault, its commits."""
+
+    window: timewin.Window
+    commits: CommitRange | None = None
+
+    def to_json(self) -> dict:
+        return self.window.to_json() | {"commits": self.commits.to_json() if self.commits else None}
+
+
+def resolve_time(vault: Vault | None, phrase: str, now: dt.datetime, tz: str, *,
+                 prefer: str = "nearest") -> TimeAnswer:
+    """A time phrase as a window, read against the vault's sleeps ("two sleeps ago", "since you woke
+    up"), with the commits it covers."""
+    sleeps = sleep_times(vault, now) if vault is not None and timewin.mentions_sleep(phrase) else []
+    window = timewin.resolve(phrase, now, tz, sleeps=sleeps, prefer=prefer)
+    return TimeAnswer(window, commit_range(vault, window, now) if vault is not None else None)
