@@ -37,16 +37,29 @@ def init(path: Path, force: bool, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--fix-times", is_flag=True, help="First recompute each topic's first_seen/last_seen from git "
+              "history (its sleeps' event files and topic edits) where they disagree, as one commit.")
 @vault_option
 @json_option
-def doctor(vault_path: Path | None, as_json: bool) -> None:
-    """Check every file of the vault; print `path:line: problem, and what to do`. Exit 1 on any problem."""
+def doctor(fix_times: bool, vault_path: Path | None, as_json: bool) -> None:
+    """Check every file of the vault; print `path:line: problem, and what to do`. Exit 1 on any problem.
+
+    With --fix-times it first puts back the `first_seen` / `last_seen` a hand edit broke (deleted,
+    mistyped, or out of step with history), changing only those two keys.
+    """
     from sheriff_vault.store.doctor import check_vault, describe
 
     vault = get_vault(vault_path)
+    fixed = None
+    if fix_times:
+        from sheriff_vault.store.fixtimes import fix_times as fix
+
+        fixed = fix(vault)
+        if not as_json:
+            click.echo(fixed.describe())
     report = check_vault(vault)
     if as_json:
-        emit_json(report.to_json())
+        emit_json(report.to_json() | ({"fix_times": fixed.to_json()} if fixed else {}))
     else:
         for problem in report.problems:
             click.echo(str(problem))

@@ -178,11 +178,12 @@ _FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s{_SEP}%b"
 
 
 def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
-        limit: int | None = None) -> list[CommitInfo]:
-    """Commits newest first, optionally only those touching `paths` or inside a time window."""
+        limit: int | None = None, follow: bool = False) -> list[CommitInfo]:
+    """Commits newest first, optionally only those touching `paths` (`follow`: one path across its
+    renames) or inside a time window."""
     if head(root) is None:
         return []
-    args = ["log", _FMT]
+    args = ["log", _FMT, *(["--follow"] if follow else [])]
     if since:
         args.append(f"--since={since.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
     if until:
