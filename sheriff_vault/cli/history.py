@@ -1,7 +1,8 @@
-"""`vault history` and `vault diff`: the memory's timeline, read from git (see timetravel.py)."""
+"""`vault history`, `vault diff` and `vault cite`: the memory's timeline, read from git (see timetravel.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -107,3 +108,29 @@ def _changes(entry: dict) -> list[str]:
     if entry.get("error"):
         lines.append(f"  (could not read the file: {entry['error']})")
     return lines
+
+
+@cli.command("cite")
+@click.argument("ref")
+@click.option("--pin", "pin_to", is_flag=False, flag_value="HEAD", default=None, metavar="[COMMIT]",
+              help="Print the citation pinned to COMMIT (default HEAD) instead of reading it.")
+@json_option
+@with_vault
+def cite_cmd(vault: Vault, ref: str, pin_to: str | None, as_json: bool) -> None:
+    """Show the turns a citation names, e.g. `vault cite 'conversations/2026/02/10/090000-c391.md#t12-t14@1a2b3c4'`.
+
+    REF is a conversation file, then `#` and turn ids (commas; `t12-t14` is a range), then
+    optionally `@` and a commit (or blob) id. A pinned citation is read from that version with git,
+    so it shows what was said even after the file was edited. A fact line's link
+    `[t12](../conversations/...md#t12@1a2b3c4)` is the same citation.
+    """
+    from sheriff_vault.store.citations import pin, read_cited
+
+    if pin_to is not None:
+        pinned = pin(vault, ref, pin_to)
+        emit_json({"ref": pinned.ref, "markdown": pinned.render()}) if as_json else click.echo(pinned.ref)
+        return
+    cited = read_cited(vault, ref)
+    emit_json(cited.to_json()) if as_json else click.echo(cited.describe())
+    if cited.missing:
+        sys.exit(1)

@@ -204,6 +204,22 @@ def show_file(root: Path, sha: str, path: str) -> str | None:
         return None
 
 
+def object_type(root: Path, sha: str) -> str | None:
+    """"commit", "blob", "tree" or "tag" for an object id (short ones too); None when unknown or ambiguous."""
+    code, out, _ = try_run(root, "cat-file", "-t", sha)
+    return out.strip() or None if code == 0 else None
+
+
+def show_blob(root: Path, sha: str) -> str | None:
+    """A stored file's text by its blob id (what `git hash-object` prints)."""
+    code, out, _ = try_run(root, "cat-file", "blob", sha)
+    return out if code == 0 else None
+
+
+def short_sha(root: Path, sha: str) -> str:
+    return _run(root, "rev-parse", "--short", sha).strip()
+
+
 def list_files(root: Path, sha: str, prefix: str) -> list[str]:
     out = _run(root, "ls-tree", "-r", "--name-only", sha, "--", prefix)
     return [p for p in out.splitlines() if p]
