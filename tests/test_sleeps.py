@@ -199,3 +199,21 @@ def test_recall_reads_two_sleeps_ago_as_when_things_were_said(slept_thrice):
     assert (window["start"], window["end"]) == (T1, T2)
     text = json.dumps(data["topics"])
     assert "index schema" in text and "pottery" not in text and "Riverside" not in text
+
+
+def test_vault_sleeps_is_a_timeline_of_what_each_sleep_learned(slept_thrice):
+    root, s3 = slept_thrice["root"], slept_thrice["s3"]
+    listed = json.loads(run_vault("sleeps", "--json", cwd=root).stdout)
+    assert [s["tag"] for s in listed] == [slept_thrice[k]["tag"] for k in ("s3", "s2", "s1")]
+    newest = listed[0]
+    assert any("Melanie signed up for a pottery class on Thursdays." in line for line in newest["learned"])
+    assert not any("index schema" in line for line in newest["learned"])  # that was the sleep before
+    touched = {t["path"]: t for t in newest["topics"]}
+    assert set(touched) == {t["path"] for t in s3["created"] + s3["updated"]}
+    assert all(t["summary"].startswith("+") and t["learned"] for t in touched.values())
+    text = run_vault("sleeps", "--limit", "1", cwd=root).stdout.splitlines()
+    assert len(text) == 2
+    assert text[0].startswith(f"2026-02-12 10:00  {s3['commit'][:8]}  ")
+    assert "Melanie signed up for a pottery class on Thursdays." in text[0] and "+ fact" not in text[0]
+    name = s3["created"][0]["name"]
+    assert f"{name} (new)" in text[1] and text[1].rstrip().endswith(f"({s3['tag']})")

@@ -378,3 +378,26 @@ def test_recall_as_of_ranks_with_the_vault_yaml_of_that_commit(tmp_path):
     assert fallback.json["as_of"]["config"] == "today's vault.yaml (that commit's is unreadable)"
     assert any(w.startswith(f"vault.yaml at {broken[:7]} is unreadable") and "ranked with today's settings" in w
                for w in fallback.json["warnings"])
+
+
+def test_history_without_a_topic_is_the_vaults_timeline(tl, invoke):
+    result = invoke("history", "--vault", tl.root, "--json")
+    assert result.exit_code == 0, result.output
+    entries = json.loads(result.stdout)
+    shas = [e["sha"] for e in entries]
+    assert shas == [tl.sha[k] for k in ("dj", "car_gone", "cake", "hand", "party", "basil", "car", "garden")]
+    by = {e["sha"]: e for e in entries}
+    assert by[tl.sha["hand"]]["kind"] == "person" and by[tl.sha["cake"]]["kind"] == "edit"
+    hand = by[tl.sha["hand"]]["topics"]
+    assert hand == [{"path": "topics/garden.md", "name": "Garden", "status": "modified", "added": [],
+                     "removed": [HOSE], "changed": []}]
+    assert by[tl.sha["car_gone"]]["topics"][0]["status"] == "deleted"
+    assert CAKE in by[tl.sha["cake"]]["topics"][0]["added"]
+    text = invoke("history", "--vault", tl.root, "--limit", "3").stdout.splitlines()
+    assert text[0] == f"2023-05-22  {tl.sha['dj'][:7]}  person  DJ booked"
+    assert text[1] == "    Party planning: ~ Book the DJ"
+    assert text[2] == f"2023-05-21  {tl.sha['car_gone'][:7]}  person  forget the old car"
+    assert text[3] == f"    Old car (deleted): - {BRAKES}"
+    assert text[4].startswith(f"2023-05-20  {tl.sha['cake'][:7]}  edit    topic: update Party planning")
+    assert text[5] == f"    Party planning: + {CAKE}  (+1 more)"
+    assert len(text) == 6

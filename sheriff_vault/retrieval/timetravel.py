@@ -194,6 +194,61 @@ def _follow(root: Path, path: str, limit: int | None) -> list[tuple[gitlog.Commi
     return rows
 
 
+# -- the whole vault's timeline --------------------------------------------------------------------
+@dataclass
+class TimelineEntry:
+    """One commit that changed topics: when, what kind, and per topic what it learned or dropped."""
+
+    sha: str
+    date: str
+    subject: str
+    kind: str  # sleep | edit (a topic tool or `vault sync`) | merge | person
+    topics: list[dict]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def timeline(vault: Vault, *, limit: int | None = 20) -> list[TimelineEntry]:
+    """The commits that changed topics/, newest first, each with the topics it touched and what it
+    added, removed or changed in each (read from the files before and after)."""
+    root = vault.root
+    if not gitlog.head(root):
+        return []
+    args = ["log", "-M", "-m", "--first-parent", "--name-status", _FMT + f"{_SEP}%b{_SEP}%P",
+            *([f"-n{limit}"] if limit else []), "HEAD", "--", "topics/"]
+    out = []
+    for rec in gitlog._run(root, *args).split(_REC):
+        if not rec.strip():
+            continue
+        head, _, files = rec.rpartition(_SEP)
+        parents, _, names = files.partition("\n")
+        sha, ts, subject, body = (head.split(_SEP) + ["", "", "", ""])[:4]
+        topics = []
+        for line in names.splitlines():
+            parts = line.split("\t")
+            if len(parts) < 2 or not parts[-1].endswith(".md"):
+                continue
+            status, new = parts[0][:1], parts[-1]
+            old = parts[1] if status in "RC" else new
+            before = None if status == "A" else gitlog.show_file(root, f"{sha}~1", old)
+            after = None if status == "D" else gitlog.show_file(root, sha, new)
+            b, a = _state(before, old), _state(after, new)
+            change = _compare(b, a)
+            meta = a.meta or b.meta
+            topics.append({"path": new, "name": str(meta.get("name") or ""),
+                           "status": _status(before, after, old, new),
+                           "added": [i["text"] for i in change["added"]],
+                           "removed": [i["text"] for i in change["removed"]],
+                           "changed": [c["after"]["text"] for c in change["changed"]]})
+        at = dt.datetime.fromtimestamp(int(ts), dt.UTC) if ts.strip().isdigit() else None
+        kind = ("merge" if len(parents.split()) > 1 else "sleep" if "Sleep-Id: " in body
+                else "edit" if "Edit-Id: " in body or subject.startswith(("topic: ", "edit: ")) else "person")
+        if topics:
+            out.append(TimelineEntry(sha.strip(_REC + "\n"), timewin.to_iso(at) if at else "", subject, kind, topics))
+    return out
+
+
 # -- what memory learned in a window --------------------------------------------------------------
 def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until: str | None = None) -> timewin.Window:
     """The UTC window of a phrase (vault timezone, last sleep); `until` moves its end to that phrase's end."""

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 PREFIX = "sleep/"
-_CHANGE = re.compile(r"^(new|updated) (topics/\S+\.md) \((.*)\): ", re.MULTILINE)
+_CHANGE = re.compile(r"^(new|updated) (topics/\S+\.md) \((.*)\): ")
 
 
 def tag_name(slept_at: dt.datetime) -> str:
@@ -41,15 +41,47 @@ class SleepEntry:
     subject: str
     topics: list[dict] = field(default_factory=list)
 
+    @property
+    def learned(self) -> list[str]:
+        """What the sleep added or changed, topic by topic, as its commit message lists it."""
+        return [line for t in self.topics for line in t.get("learned", [])]
+
     def to_json(self) -> dict:
         return {"tag": self.tag, "commit": self.sha, "at": iso(self.at), "subject": self.subject,
-                "topics": self.topics}
+                "learned": self.learned, "topics": self.topics}
 
-    def line(self) -> str:
-        names = ", ".join(t["name"] for t in self.topics[:6]) + (" ..." if len(self.topics) > 6 else "")
-        learned = self.subject.split(" - ", 1)[-1] if " - " in self.subject else self.subject
-        return (f"{self.at:%Y-%m-%d %H:%M}  {self.sha[:8]}  {learned}\n"
+    def line(self, tz: str = "UTC") -> str:
+        """Two lines to scan: when, the commit, what was learned; then the topics it touched."""
+        from zoneinfo import ZoneInfo
+
+        learned = [_LEAD.sub("", t) for t in self.learned]
+        more = f" (+{len(learned) - 2} more)" if len(learned) > 2 else ""
+        first = " · ".join(_cut(t, 70) for t in learned[:2]) + more
+        fallback = self.subject.split(" - ", 1)[-1] if " - " in self.subject else self.subject
+        names = ", ".join(f"{t['name']} ({t['change']})" for t in self.topics[:6])
+        names += " ..." if len(self.topics) > 6 else ""
+        return (f"{self.at.astimezone(ZoneInfo(tz)):%Y-%m-%d %H:%M}  {self.sha[:8]}  {first or fallback}\n"
                 f"    {len(self.topics)} topic(s): {names or '-'}   ({self.tag})")
+
+
+_LEARNED = re.compile(r"^    (\+ fact|\+ open loop|\+ event|closed loop|superseded|number): (.*)$")
+_LEAD = re.compile(r"^\+ fact: (?:User: )?")  # a fact is the common case; "User:" says nothing
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3].rstrip() + "..."
+
+
+def _topics_of(body: str) -> list[dict]:
+    """The topics a sleep commit's message lists, each with its summary and the items it learned."""
+    found: list[dict] = []
+    for line in body.splitlines():
+        if m := _CHANGE.match(line):
+            found.append({"change": m.group(1), "path": m.group(2), "name": m.group(3),
+                          "summary": line[m.end():].strip(), "learned": []})
+        elif found and (item := _LEARNED.match(line)):
+            found[-1]["learned"].append(f"{item.group(1)}: {item.group(2)}")
+    return found
 
 
 def list_sleeps(vault: Vault, limit: int | None = None) -> list[SleepEntry]:
@@ -59,8 +91,7 @@ def list_sleeps(vault: Vault, limit: int | None = None) -> list[SleepEntry]:
         return []
     found = []
     for name, info in gitlog.tagged_commits(root, PREFIX + "*"):
-        topics = [{"change": m.group(1), "path": m.group(2), "name": m.group(3)} for m in _CHANGE.finditer(info.body)]
-        found.append(SleepEntry(name, info.sha, info.at, info.subject, topics))
+        found.append(SleepEntry(name, info.sha, info.at, info.subject, _topics_of(info.body)))
     found.sort(key=lambda e: (e.at, e.tag), reverse=True)
     return found[:limit] if limit else found
 
