@@ -133,3 +133,19 @@ def test_a_vault_without_commits_says_what_to_do(tmp_path: Path):
     git(root, "init", "-q")  # a vault's files in a repository with no commit yet
     out = run_vault("doctor", "--fix-times", cwd=root)
     assert out.returncode != 0 and "no commits yet" in out.stderr and "vault sleep" in out.stderr
+
+
+def test_a_shallow_clone_is_refused_until_it_has_its_history(history_vault: Vault, tmp_path: Path):
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{history_vault.root}", str(clone))
+    assert run_vault("init", clone, cwd=tmp_path).returncode == 0
+    path = party(Vault(clone))
+    path.write_text(re.sub(r"^first_seen: .*$", "first_seen: someday", path.read_text(), flags=re.M))
+    out = run_vault("doctor", "--fix-times", cwd=clone)
+    assert out.returncode != 0
+    assert "this clone is shallow: its history is cut off" in out.stderr and "git fetch --unshallow" in out.stderr
+    assert "first_seen: someday" in path.read_text()  # nothing written
+    git(clone, "fetch", "-q", "--unshallow")
+    fixed = run_vault("doctor", "--fix-times", cwd=clone)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "first_seen: '2026-02-09T09:00:00Z'" in path.read_text()

@@ -217,3 +217,17 @@ def test_vault_sleeps_is_a_timeline_of_what_each_sleep_learned(slept_thrice):
     assert "Melanie signed up for a pottery class on Thursdays." in text[0] and "+ fact" not in text[0]
     name = s3["created"][0]["name"]
     assert f"{name} (new)" in text[1] and text[1].rstrip().endswith(f"({s3['tag']})")
+
+
+def test_on_a_detached_head_the_sleeps_are_those_behind_it(slept_thrice, tmp_path: Path):
+    s1, s2 = slept_thrice["s1"], slept_thrice["s2"]
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(slept_thrice["root"]), str(clone))
+    git(clone, "checkout", "-q", "--detach", s2["tag"])  # looking at the vault as the second sleep left it
+    listed = json.loads(run_vault("sleeps", "--json", cwd=clone).stdout)
+    assert [s["tag"] for s in listed] == [s2["tag"], s1["tag"]]
+    out = run_vault("time", "one sleep ago", "--now", NOW_AFTER, "--json", cwd=clone)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["start"], data["end"]) == (T1, T2)
+    assert data["commits"]["range"] == f"{s1['commit']}..{s2['commit']}"

@@ -119,6 +119,9 @@ def fix_times(vault: Vault, refs: list[str] | None = None) -> FixTimesResult:
     if gitlog.head(vault.root) is None:
         raise VaultError("the vault has no commits yet, so there is no history to read times from",
                          hint="run `vault sleep` or commit your topics first")
+    if gitlog.is_shallow(vault.root):
+        raise VaultError("this clone is shallow: its history is cut off, so times read from it would be too late",
+                         hint="fetch the whole history first (`git fetch --unshallow`, or `vault sync`, which does it)")
     with vault.lock(timeout=120):
         topics = [vault.topics.get(r) for r in refs] if refs else vault.topics.all(on_error=lambda e: None)
         events = event_times(vault)
