@@ -1,7 +1,7 @@
 """Tests for sheriff_vault.timewin: every expected window is written out by hand as literal ISO text."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -425,7 +425,8 @@ def test_parse_instant_bad(value: str) -> None:
 WORDS = ["yesterday", "today", "last", "next", "this", "week", "weekend", "May", "may", "June", "Friday", "fri",
          "since", "before", "after", "between", "and", "from", "to", "in", "on", "ago", "a", "few", "couple", "of",
          "3", "12", "2023", "2023-05-07", "5/7", "29", "31", "Feb", "days", "months", "years", "the", "past",
-         "morning", "night", "you", "slept", "woke", "up", "recently", "9999", "0", "-", ",", "/", "T", ":"]
+         "morning", "night", "you", "slept", "woke", "up", "recently", "9999", "0", "-", ",", "/", "T", ":",
+         "sleep", "sleeps", "two", "one"]
 PHRASES = st.one_of(st.text(max_size=60), st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join))
 NOW = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
 
@@ -445,13 +446,14 @@ def _well_formed(w: Window, text: str) -> None:
        prefer=st.sampled_from(["nearest", "past", "future"]), slept=st.booleans())
 def test_property_never_crashes(text: str, now: datetime, tz: str, prefer: str, slept: bool) -> None:
     slept_at = now.replace(hour=0) if slept else None
+    sleeps = [now.replace(hour=0) - timedelta(days=d) for d in (0, 1, 1, 3)] if slept else []  # one a day, twice
     try:
-        _well_formed(resolve(text, now, tz, slept_at=slept_at, prefer=prefer), text)
+        _well_formed(resolve(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps), text)
     except TimePhraseError:
         pass
-    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer)
+    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     for w in found:
         _well_formed(w, text)
     assert all(a.span[1] <= b.span[0] for a, b in zip(found, found[1:], strict=False))
-    first = find(text, now, tz, slept_at=slept_at, prefer=prefer)
+    first = find(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     assert first == (found[0] if found else None)
