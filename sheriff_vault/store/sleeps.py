@@ -1,6 +1,7 @@
 """Sleep boundaries as a time axis: every sleep commit carries an annotated tag `sleep/<UTC time>`
-(pushed along by `vault sync`), `vault sleeps` lists them as a timeline, and a wake packet is
-traced back to the commit that wrote it."""
+(pushed along by `vault sync`), `vault sleeps` lists them as a timeline, a wake packet is traced
+back to the commit that wrote it, and time phrases ("two sleeps ago", "since you woke up") resolve
+against the tags to a window and a commit range (`vault time`)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -173,8 +174,6 @@ def commit_range(vault: Vault, window: timewin.Window, now: dt.datetime) -> Comm
     base, base_tag = point(window.start)
     end = window.end if window.end is not None and window.end <= now else None
     tip, tip_tag = point(end) if end is not None else (gitlog.commit_at_or_before(root, now), None)
-    if tip is not None and base is not None and gitlog.merge_base(root, base, tip) != base:
-        base = base_tag = None  # base is not an ancestor (a window dated across a merge): count all of tip
     count = gitlog.count_commits(root, base, tip) if tip else 0
     return CommitRange(base, tip, base_tag, tip_tag, count)
 
