@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -149,3 +151,19 @@ def test_a_shallow_clone_is_refused_until_it_has_its_history(history_vault: Vaul
     fixed = run_vault("doctor", "--fix-times", cwd=clone)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert "first_seen: '2026-02-09T09:00:00Z'" in path.read_text()
+
+
+def test_a_topic_made_by_hand_keeps_its_valid_dates_and_gets_broken_ones_from_its_commits(history_vault: Vault):
+    root = history_vault.root
+    diary = root / "topics" / "diary.md"
+    diary.write_text("---\nid: 0b7c3b5e-1f7a-4d39-9d0c-8a1c0e6f7a11\nname: Diary\nfirst_seen: '2019-05-01T00:00:00Z'\n"
+                     "last_seen: never\n---\n\n# Diary\n\n## Facts\n\n- 2019-05-01 — I started a diary.\n")
+    git(root, "add", "topics/diary.md")
+    subprocess.run(["git", "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qm", "my diary"],
+                   cwd=root, check=True, env=dict(os.environ, GIT_AUTHOR_DATE="2026-03-01T08:00:00Z",
+                                                  GIT_COMMITTER_DATE="2026-03-01T08:00:00Z"))
+    out = run_vault("doctor", "--fix-times", "--json", cwd=root)
+    assert out.returncode == 0, out.stdout + out.stderr
+    fixed = json.loads(out.stdout)["fix_times"]["fixed"]
+    assert [f["path"] for f in fixed] == ["topics/diary.md"] and "1 commit(s) of the file" in fixed[0]["evidence"]
+    assert seen(diary) == ("2019-05-01T00:00:00Z", "2026-03-01T08:00:00Z")  # the person's first_seen stays

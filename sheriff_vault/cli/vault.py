@@ -38,7 +38,8 @@ def init(path: Path, force: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--fix-times", is_flag=True, help="First recompute each topic's first_seen/last_seen from git "
-              "history (its sleeps' event files and topic edits) where they disagree, as one commit.")
+              "history (the sleeps' event files and what the vault's own commits wrote) where a hand edit "
+              "broke them, as one commit.")
 @vault_option
 @json_option
 def doctor(fix_times: bool, vault_path: Path | None, as_json: bool) -> None:

@@ -5,9 +5,10 @@ The two keys say when the topic was talked about (sleep sets them from the conve
 times; a topic tool sets them when it runs). History keeps that in two places: every sleep leaves
 an event file per topic (`events/.../*.md`, its `at` is when the topic was talked about), and every
 commit the vault made itself (a sleep, a topic tool; they carry a `Sleep-Id:`/`Edit-Id:` trailer)
-holds the values it wrote. first_seen is the earliest of those, last_seen the latest; a file the
-vault never wrote takes its first and last commit. A person's own commits are not evidence: they
-are what broke the times. Only the two keys change (round-trip YAML: the rest of the file keeps its
+holds the values it wrote. first_seen is the earliest of those, last_seen the latest. A person's
+own commits are not evidence: they are what broke the times. A topic the vault never wrote (made
+by hand) keeps its valid dates; a missing, unreadable or swapped one takes the file's first and
+last commit. Only the two keys change (round-trip YAML: the rest of the file keeps its
 bytes), and all the fixed topics land as one commit.
 """
 from __future__ import annotations
@@ -87,8 +88,10 @@ def event_times(vault: Vault) -> dict[str, list[dt.datetime]]:
     return found
 
 
-def recompute(vault: Vault, topic: Topic, events: dict[str, list[dt.datetime]]) -> tuple[dict[str, str], str] | None:
-    """The first_seen/last_seen history gives a topic, and what they came from; None without history."""
+def recompute(vault: Vault, topic: Topic,
+              events: dict[str, list[dt.datetime]]) -> tuple[dict[str, str], str, bool] | None:
+    """The first_seen/last_seen history gives a topic, what they came from, and whether the vault
+    itself wrote them (else they are only the file's first and last commit); None without history."""
     talked = sorted(set(events.get(topic.id, []) + events.get(topic.rel, [])))
     commits = gitlog.log(vault.root, topic.rel, follow=True)
     firsts, lasts = list(talked), list(talked)
@@ -110,7 +113,7 @@ def recompute(vault: Vault, topic: Topic, events: dict[str, list[dt.datetime]]) 
     parts = [f"{len(talked)} event file(s)"] if talked else []
     parts += [f"{written} commit(s) by sleep or topic tools"] if written else []
     parts += [f"{len(commits)} commit(s) of the file"] if not parts else []
-    return {"first_seen": iso(first), "last_seen": iso(max(last, first))}, ", ".join(parts)
+    return {"first_seen": iso(first), "last_seen": iso(max(last, first))}, ", ".join(parts), bool(talked or written)
 
 
 def fix_times(vault: Vault, refs: list[str] | None = None) -> FixTimesResult:
@@ -132,10 +135,13 @@ def fix_times(vault: Vault, refs: list[str] | None = None) -> FixTimesResult:
             if found is None:
                 result.skipped.append(f"{topic.rel}: not in git history yet (commit it first)")
                 continue
-            after, evidence = found
+            after, evidence, written = found
             before = {k: _raw(topic.meta.get(k)) for k in after}
+            now = {k: parse_time(topic.meta.get(k)) for k in after}
+            swapped = bool(now["first_seen"] and now["last_seen"] and now["first_seen"] > now["last_seen"])
             for key, value in after.items():
-                if parse_time(topic.meta.get(key)) != parse_time(value):
+                # A file only a person ever wrote keeps their valid dates: only what is broken changes.
+                if parse_time(value) != now[key] and (written or now[key] is None or swapped):
                     topic.set(key, value)
             if topic.dirty:
                 changed.append(topic)
