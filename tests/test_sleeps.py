@@ -198,6 +198,7 @@ def test_recall_reads_two_sleeps_ago_as_when_things_were_said(slept_thrice):
     data = json.loads(out.stdout)
     window = data["window"]
     assert (window["start"], window["end"]) == (T1, T2)
+    assert window["commits"]["range"] == f"{slept_thrice['s1']['commit']}..{slept_thrice['s2']['commit']}"
     text = json.dumps(data["topics"])
     assert "index schema" in text and "pottery" not in text and "Riverside" not in text
 
