@@ -56,6 +56,7 @@ class SleepSettings:
     extractor: str = "offline"
     merge_threshold: float = 4.0
     utility_decay: float = 0.98
+    pin_citations: bool = False  # cite conversations as ...md#t12@<blob id>, the version that never drifts
 
 
 @dataclass

@@ -103,3 +103,7 @@ class ToolError(VaultError):
 
 class SyncError(VaultError):
     """`vault sync` could not fetch, merge or push; the message says what happened and what to do."""
+
+
+class CitationError(VaultError):
+    """A citation does not parse, or names a file, turn or commit that is not there."""

@@ -12,7 +12,7 @@ import functools
 import re
 import string
 from calendar import monthrange
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,7 +31,8 @@ _PART_NAMES = {lo: name for name, (lo, _) in _PARTS.items()}
 _REL = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
 _EXAMPLES = ("yesterday, this morning, last night, 3 days ago, a few weeks ago, last week, next month, "
              "last weekend, since Monday, on Friday, in May, May 2023, 7 May 2023, 2023-05-07, 5/7, "
-             "between May 1 and May 7, the past 7 days, recently, before you slept")
+             "between May 1 and May 7, the past 7 days, recently, before you slept, since you woke up, "
+             "two sleeps ago")
 
 
 def utcnow() -> datetime:
@@ -134,6 +135,7 @@ class _Ctx:
     slept_at: datetime | None
     local: datetime  # naive wall-clock now in the zone
     today: date  # local date of now
+    sleeps: tuple[datetime, ...] = ()  # every sleep, newest first ("two sleeps ago")
 
 
 def _as_utc(t: datetime) -> datetime:
@@ -377,6 +379,18 @@ def _h_slept(before: bool) -> Handler:
     return handler
 
 
+def _h_sleeps_ago(m: re.Match, c: _Ctx) -> _R | None:
+    """"N sleeps ago": the awake time that sleep N (1 = the last one) closed, from the sleep before it
+    (open when there is none) to it; "one sleep ago" is the day before the last sleep, like "yesterday".
+    A vague N ("a few sleeps ago") spans those periods. Without N sleeps it does not match."""
+    lo, hi = _count(m["n"])
+    if lo > len(c.sleeps) or lo < 1:
+        return None
+    hi = min(hi, len(c.sleeps))  # "a few sleeps ago" in a vault that slept three times
+    start = c.sleeps[hi] if hi < len(c.sleeps) else None
+    return start, c.sleeps[lo - 1], "sleep" if lo == hi else "range", True
+
+
 # ---------------------------------------------------------------- the table of every supported form
 
 _MAY_VERB = (r"(?!\s+(?:be|have|not|never|also|well|still|just|need|want|help|take|get|go|come|make|seem"
@@ -407,6 +421,7 @@ _ENTRIES: list[tuple[str, Handler, str]] = [
     (r"today|yesterday|tomorrow|(?:the )?day (?:before yesterday|after tomorrow)", _h_day, POINT),
     (r"(?P<w>earlier|later) today", _h_loose, POINT),
     (r"<NUM> <UNIT> ago", _h_count(-1), POINT),                               # 3 days ago, a few weeks ago
+    (r"<NUM> sleeps? ago", _h_sleeps_ago, POINT),                             # two sleeps ago (sleep tags)
     (r"in <NUM> <UNIT>", _h_count(1), POINT),                                 # in two weeks
     (r"<NUM> <UNIT> from now", _h_count(1), POINT),
     (r"(?:(?:the )?(?:past|last) <NUM>|(?:the )?past) <SPAN>", _h_rolling(-1), POINT),  # the past week, last 7 days
@@ -461,7 +476,14 @@ def _tables() -> tuple[list, list, list]:
     in_text = [(rx, h) for rx, h, k in compiled if k != BARE]  # what find() looks for in free text
     whole = [(rx, h) for rx, h, _ in compiled]                  # what resolve() accepts as the whole phrase
     return points, in_text, whole
-_SLEEPY = re.compile(r"\b(?:slept|sleep|sleeping|asleep|woke|waking)\b", re.I)
+_SLEEPY = re.compile(r"\b(?:slept|sleeps?|sleeping|asleep|woke|waking)\b", re.I)
+_SLEEPS_AGO = re.compile(r"\b(\w+(?: of)?)\s+sleeps?\s+ago\b", re.I)
+
+
+def mentions_sleep(text: str) -> bool:
+    """Whether a phrase needs the sleep times ("before you slept", "two sleeps ago"): callers read
+    them from git only then."""
+    return bool(_SLEEPY.search(text))
 
 
 # ---------------------------------------------------------------- matching
@@ -486,12 +508,16 @@ def _point(text: str, c: _Ctx) -> _R | None:
     return None
 
 
-def _ctx(now: datetime, tz: str, slept_at: datetime | None, prefer: str) -> _Ctx:
+def _ctx(now: datetime, tz: str, slept_at: datetime | None, prefer: str, sleeps: Sequence[datetime] = ()) -> _Ctx:
     if prefer not in ("nearest", "past", "future"):
         raise TimePhraseError(f"prefer must be 'nearest', 'past' or 'future', not {prefer!r}")
     utc, zone = _as_utc(now), _zone(tz)
     local = utc.astimezone(zone).replace(tzinfo=None)
-    return _Ctx(utc, zone, tz, prefer, _as_utc(slept_at) if slept_at else None, local, local.date())
+    times = tuple(sorted({_as_utc(t) for t in sleeps if _as_utc(t) <= utc}, reverse=True))
+    slept = _as_utc(slept_at) if slept_at else (times[0] if times else None)
+    if slept is not None and (not times or times[0] < slept):
+        times = (slept, *times)
+    return _Ctx(utc, zone, tz, prefer, slept, local, local.date(), times)
 
 
 def _scan(text: str, c: _Ctx) -> list[Window]:
@@ -513,9 +539,11 @@ def _scan(text: str, c: _Ctx) -> list[Window]:
 
 
 def find_all(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-             prefer: str = "nearest") -> list[Window]:
-    """Every non-overlapping time phrase in free text, in order; bare "May"/"Friday"/"2022" need a preposition."""
-    return _anchor(text, _scan(text, _ctx(now, tz, slept_at, prefer)), tz, slept_at, prefer)
+             prefer: str = "nearest", sleeps: Sequence[datetime] = ()) -> list[Window]:
+    """Every non-overlapping time phrase in free text, in order; bare "May"/"Friday"/"2022" need a preposition.
+
+    slept_at is the last sleep ("before you slept"); sleeps are all of them, any order ("two sleeps ago")."""
+    return _anchor(text, _scan(text, _ctx(now, tz, slept_at, prefer, sleeps)), tz, slept_at, prefer)
 
 
 def _anchor(text: str, found: list[Window], tz: str, slept_at: datetime | None, prefer: str) -> list[Window]:
@@ -541,16 +569,16 @@ def _anchor(text: str, found: list[Window], tz: str, slept_at: datetime | None, 
 
 
 def find(text: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-         prefer: str = "nearest") -> Window | None:
+         prefer: str = "nearest", sleeps: Sequence[datetime] = ()) -> Window | None:
     """The first time phrase in free text, or None."""
-    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer)
+    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     return found[0] if found else None
 
 
 def resolve(phrase: str, now: datetime, tz: str = "UTC", *, slept_at: datetime | None = None,
-            prefer: str = "nearest") -> Window:
+            prefer: str = "nearest", sleeps: Sequence[datetime] = ()) -> Window:
     """A phrase that is a time (or contains one) -> its window; otherwise TimePhraseError saying what works."""
-    c = _ctx(now, tz, slept_at, prefer)
+    c = _ctx(now, tz, slept_at, prefer, sleeps)
     core = phrase.strip(string.whitespace + string.punctuation)
     if core:
         for rx, fn in _tables()[2]:
@@ -564,4 +592,7 @@ def resolve(phrase: str, now: datetime, tz: str = "UTC", *, slept_at: datetime |
     if c.slept_at is None and _SLEEPY.search(phrase):
         raise TimePhraseError(f"{phrase!r} needs the time of the last sleep",
                               hint="there is no wake packet yet; run `vault sleep` first")
+    if (ago := _SLEEPS_AGO.search(phrase)) and ago.group(1).lower() not in ("a", "an", "one", "1"):
+        raise TimePhraseError(f"{phrase!r} goes back further than the {len(c.sleeps)} sleep(s) this vault has had",
+                              hint="`vault sleeps` lists them; ask for a more recent one")
     raise TimePhraseError(f"{phrase!r} is not a time phrase I understand", hint=f"phrases that work: {_EXAMPLES}")

@@ -151,4 +151,6 @@ def test_an_accepted_sleep_joins_the_sleeps_timeline(reviewed):
     ok("review", "--accept", Path(updated["path"]).stem, cwd=root)
     listed = json.loads(ok("sleeps", "--json", cwd=root))
     assert [s["tag"] for s in listed] == ["sleep/20260212T120000Z", "sleep/20260210T120000Z"]
-    assert listed[0]["topics"] == [{"change": "updated", "path": updated["path"], "name": updated["name"]}]
+    topics = [{k: t[k] for k in ("change", "path", "name")} for t in listed[0]["topics"]]
+    assert topics == [{"change": "updated", "path": updated["path"], "name": updated["name"]}]
+    assert listed[0]["topics"][0]["learned"] and listed[0]["learned"] == listed[0]["topics"][0]["learned"]

@@ -279,3 +279,40 @@ def test_an_aborted_merge_leaves_the_vault_as_it_was_and_syncable(shared):
     assert run_vault("doctor", cwd=b).returncode == 0
     out = run_vault("sync", cwd=b)  # the conflict comes back as a conflict, never as lost text
     assert out.returncode == 1 and "left 1 conflict(s)" in out.stderr
+
+
+def test_uncommitted_edits_to_a_file_the_merge_also_changes_are_kept(shared):
+    origin, a, b = shared
+    for clone, old, new in ((b, "light_k: 6 ", "light_k: 7 "), (a, "fresh_minutes: 120 ", "fresh_minutes: 90  ")):
+        cfg = clone / "vault.yaml"
+        assert old in cfg.read_text()
+        cfg.write_text(cfg.read_text().replace(old, new))
+    git(b, "commit", "-qam", "B: show seven topics")
+    vault("sync", cwd=b)
+    git(a, "commit", "-q", "--allow-empty", "-m", "a local commit, so the histories diverge")
+    out = run_vault("sync", cwd=a)  # A's uncommitted vault.yaml edit sits on a file the merge changes
+    assert out.returncode == 0, out.stderr
+    assert "note: your uncommitted changes to other files were kept" in out.stderr
+    text = (a / "vault.yaml").read_text()
+    assert "light_k: 7 " in text and "fresh_minutes: 90 " in text  # theirs merged, mine still uncommitted
+    assert git(a, "status", "--porcelain").strip() == "M vault.yaml"
+
+
+def test_uncommitted_edits_that_clash_with_the_merge_wait_in_the_stash(shared):
+    origin, a, b = shared
+    for clone, value in ((b, "light_k: 7 "), (a, "light_k: 9 ")):
+        cfg = clone / "vault.yaml"
+        cfg.write_text(cfg.read_text().replace("light_k: 6 ", value))
+    git(b, "commit", "-qam", "B: show seven topics")
+    vault("sync", cwd=b)
+    git(a, "commit", "-q", "--allow-empty", "-m", "a local commit, so the histories diverge")
+    out = run_vault("sync", cwd=a)
+    assert out.returncode == 0, out.stderr
+    assert ("note: your uncommitted changes clashed with the merge; they are safe in `git stash list` "
+            "(take them back with `git stash pop`)") in out.stderr
+    assert "light_k: 9 " in git(a, "stash", "show", "-p")  # never lost
+    assert git(a, "status", "--porcelain").strip() == "" and "light_k: 7 " in (a / "vault.yaml").read_text()
+    git(a, "checkout", "-q", "stash@{0}", "--", "vault.yaml")  # and it comes back whole
+    assert "light_k: 9 " in (a / "vault.yaml").read_text() and "<<<<<<<" not in (a / "vault.yaml").read_text()
+    assert git(origin, "rev-parse", "main") == git(a, "rev-parse", "HEAD")
+    assert run_vault("recall", "Caroline's party", "--no-daemon", cwd=a).returncode == 0

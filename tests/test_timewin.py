@@ -1,7 +1,7 @@
 """Tests for sheriff_vault.timewin: every expected window is written out by hand as literal ISO text."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -215,6 +215,33 @@ def test_sleep_phrase_without_wake_packet() -> None:
     assert w is not None and w.phrase == "since you slept" and w.start == iso(SLEPT)
 
 
+SLEEPS = ["2023-05-05T22:00:00Z", "2023-05-07T13:56:00Z", "2023-05-06T23:00:00Z"]  # any order
+SLEEPS_AGO_CASES = [
+    ("one sleep ago", "2023-05-06T23:00:00Z", "2023-05-07T13:56:00Z", "sleep"),
+    ("two sleeps ago", "2023-05-05T22:00:00Z", "2023-05-06T23:00:00Z", "sleep"),
+    ("three sleeps ago", None, "2023-05-05T22:00:00Z", "sleep"),
+    ("a couple of sleeps ago", None, "2023-05-07T13:56:00Z", "range"),  # one to three: all of them
+    ("since two sleeps ago", "2023-05-05T22:00:00Z", N, "range"),
+    ("since you woke up", "2023-05-07T13:56:00Z", N, "range"),
+]
+
+
+@pytest.mark.parametrize(("phrase", "start", "end", "granularity"), SLEEPS_AGO_CASES)
+def test_sleeps_ago(phrase: str, start: str | None, end: str, granularity: str) -> None:
+    w = resolve(phrase, iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert (w.start, w.end, w.granularity) == (iso(start), iso(end), granularity)
+
+
+def test_sleeps_ago_needs_that_many_sleeps() -> None:
+    with pytest.raises(TimePhraseError) as err:
+        resolve("four sleeps ago", iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert "further than the 3 sleep(s)" in str(err.value) and "vault sleeps" in (err.value.hint or "")
+    later_only = resolve("one sleep ago", iso("2023-05-07T00:00:00Z"), sleeps=[iso(s) for s in SLEEPS])
+    assert later_only.end == iso("2023-05-06T23:00:00Z")  # a sleep after now does not count
+    w = find("what did we decide two sleeps ago?", iso(N), sleeps=[iso(s) for s in SLEEPS])
+    assert w is not None and w.phrase == "two sleeps ago"
+
+
 @pytest.mark.parametrize("phrase", ["banana", "", "   ", "the party", "I may go", "?!"])
 def test_not_a_time(phrase: str) -> None:
     with pytest.raises(TimePhraseError) as err:
@@ -398,7 +425,8 @@ def test_parse_instant_bad(value: str) -> None:
 WORDS = ["yesterday", "today", "last", "next", "this", "week", "weekend", "May", "may", "June", "Friday", "fri",
          "since", "before", "after", "between", "and", "from", "to", "in", "on", "ago", "a", "few", "couple", "of",
          "3", "12", "2023", "2023-05-07", "5/7", "29", "31", "Feb", "days", "months", "years", "the", "past",
-         "morning", "night", "you", "slept", "woke", "up", "recently", "9999", "0", "-", ",", "/", "T", ":"]
+         "morning", "night", "you", "slept", "woke", "up", "recently", "9999", "0", "-", ",", "/", "T", ":",
+         "sleep", "sleeps", "two", "one"]
 PHRASES = st.one_of(st.text(max_size=60), st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join))
 NOW = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
 
@@ -418,13 +446,14 @@ def _well_formed(w: Window, text: str) -> None:
        prefer=st.sampled_from(["nearest", "past", "future"]), slept=st.booleans())
 def test_property_never_crashes(text: str, now: datetime, tz: str, prefer: str, slept: bool) -> None:
     slept_at = now.replace(hour=0) if slept else None
+    sleeps = [now.replace(hour=0) - timedelta(days=d) for d in (0, 1, 1, 3)] if slept else []  # one a day, twice
     try:
-        _well_formed(resolve(text, now, tz, slept_at=slept_at, prefer=prefer), text)
+        _well_formed(resolve(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps), text)
     except TimePhraseError:
         pass
-    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer)
+    found = find_all(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     for w in found:
         _well_formed(w, text)
     assert all(a.span[1] <= b.span[0] for a, b in zip(found, found[1:], strict=False))
-    first = find(text, now, tz, slept_at=slept_at, prefer=prefer)
+    first = find(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     assert first == (found[0] if found else None)

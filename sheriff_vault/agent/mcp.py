@@ -271,16 +271,14 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     @_tool_errors
-    def time(phrase: Annotated[str, Field(min_length=1, max_length=200,
-                                          description="e.g. 'last week', 'before you slept'.")]) -> dict[str, Any]:
-        """Resolve a time phrase to the UTC window memory uses for it (start and end, ISO-8601)."""
-        from sheriff_vault import timewin
-        from sheriff_vault.store.packets import latest_slept_at
+    def time(phrase: Annotated[str, Field(min_length=1, max_length=200, description=(
+            "e.g. 'last week', 'before you slept', 'two sleeps ago'."))]) -> dict[str, Any]:
+        """Resolve a time phrase to the UTC window memory uses for it (start and end, ISO-8601) and
+        the commits it covers (`commits.range`, git notation)."""
+        from sheriff_vault.store.sleeps import resolve_time
 
         vault = _open(root)
-        now = _now(vault, None)
-        window = timewin.resolve(phrase, now, vault.config.timezone, slept_at=latest_slept_at(vault, now))
-        return window.to_json()
+        return resolve_time(vault, phrase, _now(vault, None), vault.config.timezone).to_json()
 
     @server.tool()
     @_tool_errors

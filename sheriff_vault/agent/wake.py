@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.store.packets import InProgress, WakePacket, latest_packet
-from sheriff_vault.store.sleeps import packet_commit
+from sheriff_vault.store.sleeps import packet_commit, sleep_times
 from sheriff_vault.store.topics import iso
 
 if TYPE_CHECKING:
@@ -59,8 +59,9 @@ def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, bud
     tail = buffered or (packet.conversation_tail if packet else [])
     hints = packet.active_subject_hints if packet else []
     query = " ".join(p for p in (message, progress.resume_hint, " ".join(hints[:3])) if p).strip()
-    window_in_message = (bool(message)
-                         and timewin.find(message, now, vault.config.timezone, slept_at=slept_at) is not None)
+    sleeps = sleep_times(vault, now) if message and timewin.mentions_sleep(message) else []
+    window_in_message = (bool(message) and timewin.find(message, now, vault.config.timezone, slept_at=slept_at,
+                                                        sleeps=sleeps) is not None)
     shares = _shares(budget)
     recalled = None
     if query:

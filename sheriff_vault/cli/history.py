@@ -1,7 +1,8 @@
-"""`vault history` and `vault diff`: the memory's timeline, read from git (see timetravel.py)."""
+"""`vault history`, `vault diff` and `vault cite`: the memory's timeline, read from git (see timetravel.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -15,19 +16,35 @@ if TYPE_CHECKING:
 
 
 @cli.command("history")
-@click.argument("topic")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), metavar="N", help="Only the N newest commits.")
+@click.argument("topic", required=False)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), metavar="N",
+              help="Only the N newest commits (default without TOPIC: 20).")
 @json_option
 @with_vault
-def history_cmd(vault: Vault, topic: str, limit: int | None, as_json: bool) -> None:
-    """Show every commit that changed TOPIC, newest first (renames are followed).
+def history_cmd(vault: Vault, topic: str | None, limit: int | None, as_json: bool) -> None:
+    """Show what memory learned, commit by commit, newest first: the vault's timeline, or one TOPIC's.
 
-    TOPIC is an id, slug, name or alias; a deleted topic is found by its slug or old name. Each
-    block is one commit: `+` a fact, open loop or event it added, `-` one it removed, `~` one
-    changed in place (an open loop closed, a typo fixed), then the frontmatter keys it changed.
+    Without TOPIC: each commit that changed topics as a date, its kind (sleep, edit, merge, person)
+    and subject, then one line per topic it touched with the first thing it added (and how many
+    more) or removed. With TOPIC (an id, slug, name or alias; a deleted topic by its slug or old
+    name; renames are followed), each block is one commit: `+` a fact, open loop or event it added,
+    `-` one it removed, `~` one changed in place (an open loop closed, a typo fixed), then the
+    frontmatter keys it changed.
     """
-    from sheriff_vault.retrieval.timetravel import history
+    from sheriff_vault.retrieval.timetravel import history, timeline
 
+    tz = vault.config.timezone
+    if topic is None:
+        commits = timeline(vault, limit=limit or 20)
+        if as_json:
+            emit_json([c.to_json() for c in commits])
+        elif not commits:
+            click.echo("no commit has changed a topic yet (`vault sleep` or `vault topic new` make the first)")
+        for c in commits if not as_json else []:
+            click.echo(f"{_day(c.date, tz)}  {c.sha[:7]}  {c.kind:<6}  {c.subject}")
+            for t in c.topics:
+                click.echo(f"    {_topic_line(t)}")
+        return
     entries = history(vault, topic, limit=limit)
     if as_json:
         emit_json([e.to_json() for e in entries])
@@ -36,10 +53,21 @@ def history_cmd(vault: Vault, topic: str, limit: int | None, as_json: bool) -> N
         click.echo(f"no commit has touched {topic!r} yet (commit the file to start its history)")
     for i, entry in enumerate(entries):
         data = entry.to_json()
-        click.echo(("\n" if i else "") + f"{entry.sha[:7]}  {_day(entry.date, vault.config.timezone)}  "
+        click.echo(("\n" if i else "") + f"{entry.sha[:7]}  {_day(entry.date, tz)}  "
                    f"{entry.subject}{_status(data)}")
         for line in _changes(data):
             click.echo(line)
+
+
+def _topic_line(t: dict) -> str:
+    """One topic of a timeline commit: its name, then the first thing added (or removed) and a count."""
+    name = t["name"] or t["path"]
+    status = f" ({t['status']})" if t["status"] in ("created", "deleted", "renamed") else ""
+    first = next((f"+ {x}" for x in t["added"]), None) or next((f"- {x}" for x in t["removed"]), None) \
+        or next((f"~ {x}" for x in t["changed"]), None) or "(frontmatter only)"
+    rest = len(t["added"]) + len(t["removed"]) + len(t["changed"]) - 1
+    first = first if len(first) <= 90 else first[:87].rstrip() + "..."
+    return f"{name}{status}: {first}" + (f"  (+{rest} more)" if rest > 0 else "")
 
 
 @cli.command("diff")
@@ -107,3 +135,29 @@ def _changes(entry: dict) -> list[str]:
     if entry.get("error"):
         lines.append(f"  (could not read the file: {entry['error']})")
     return lines
+
+
+@cli.command("cite")
+@click.argument("ref")
+@click.option("--pin", "pin_to", is_flag=False, flag_value="HEAD", default=None, metavar="[COMMIT]",
+              help="Print the citation pinned to COMMIT (default HEAD) instead of reading it.")
+@json_option
+@with_vault
+def cite_cmd(vault: Vault, ref: str, pin_to: str | None, as_json: bool) -> None:
+    """Show the turns a citation names, e.g. `vault cite 'conversations/2026/02/10/090000-c391.md#t12-t14@1a2b3c4'`.
+
+    REF is a conversation file, then `#` and turn ids (commas; `t12-t14` is a range), then
+    optionally `@` and a commit (or blob) id. A pinned citation is read from that version with git,
+    so it shows what was said even after the file was edited. A fact line's link
+    `[t12](../conversations/...md#t12@1a2b3c4)` is the same citation.
+    """
+    from sheriff_vault.store.citations import pin, read_cited
+
+    if pin_to is not None:
+        pinned = pin(vault, ref, pin_to)
+        emit_json({"ref": pinned.ref, "markdown": pinned.render()}) if as_json else click.echo(pinned.ref)
+        return
+    cited = read_cited(vault, ref)
+    emit_json(cited.to_json()) if as_json else click.echo(cited.describe())
+    if cited.missing:
+        sys.exit(1)

@@ -66,7 +66,11 @@ def sync_cmd(vault: Vault, remote: str | None, as_json: bool) -> None:
 @json_option
 @with_vault
 def sleeps_cmd(vault: Vault, limit: int, as_json: bool) -> None:
-    """List the sleeps (tagged `sleep/<UTC time>`) newest first: when, what was learned, topics touched."""
+    """List the sleeps (tagged `sleep/<UTC time>`) newest first: when, what was learned, topics touched.
+
+    Each sleep is two lines: its time (in the vault's time zone), commit and the first things it
+    learned; then the topics it created or updated and its tag. --json adds every learned line.
+    """
     from sheriff_vault.store.sleeps import list_sleeps
 
     found = list_sleeps(vault, limit)
@@ -76,7 +80,7 @@ def sleeps_cmd(vault: Vault, limit: int, as_json: bool) -> None:
         click.echo("no tagged sleeps yet (`vault sleep` tags each one)")
     else:
         for entry in found:
-            click.echo(entry.line())
+            click.echo(entry.line(vault.config.timezone))
 
 
 @cli.command("review")

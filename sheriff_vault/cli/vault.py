@@ -37,16 +37,30 @@ def init(path: Path, force: bool, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--fix-times", is_flag=True, help="First recompute each topic's first_seen/last_seen from git "
+              "history (the sleeps' event files and what the vault's own commits wrote) where a hand edit "
+              "broke them, as one commit.")
 @vault_option
 @json_option
-def doctor(vault_path: Path | None, as_json: bool) -> None:
-    """Check every file of the vault; print `path:line: problem, and what to do`. Exit 1 on any problem."""
+def doctor(fix_times: bool, vault_path: Path | None, as_json: bool) -> None:
+    """Check every file of the vault; print `path:line: problem, and what to do`. Exit 1 on any problem.
+
+    With --fix-times it first puts back the `first_seen` / `last_seen` a hand edit broke (deleted,
+    mistyped, or out of step with history), changing only those two keys.
+    """
     from sheriff_vault.store.doctor import check_vault, describe
 
     vault = get_vault(vault_path)
+    fixed = None
+    if fix_times:
+        from sheriff_vault.store.fixtimes import fix_times as fix
+
+        fixed = fix(vault)
+        if not as_json:
+            click.echo(fixed.describe())
     report = check_vault(vault)
     if as_json:
-        emit_json(report.to_json())
+        emit_json(report.to_json() | ({"fix_times": fixed.to_json()} if fixed else {}))
     else:
         for problem in report.problems:
             click.echo(str(problem))
@@ -65,21 +79,28 @@ def doctor(vault_path: Path | None, as_json: bool) -> None:
 @json_option
 def time_cmd(phrase: tuple[str, ...], now_text: str | None, tz: str | None, prefer: str, vault_path: Path | None,
              as_json: bool) -> None:
-    """Print the UTC window a time phrase resolves to, e.g. `vault time last week`."""
+    """Print the UTC window a time phrase resolves to, e.g. `vault time last week`, and the commits it covers.
+
+    Sleep phrases read the vault's sleep tags: "before you slept", "since you woke up", "two sleeps
+    ago" (the awake time the second-to-last sleep closed). Inside a vault it also prints the window
+    as a git range (`base..tip`): a window that ends at a sleep includes that sleep's commit.
+    """
     from sheriff_vault import timewin
-    from sheriff_vault.store.packets import latest_slept_at
+    from sheriff_vault.store.sleeps import resolve_time
 
     vault = _optional_vault(vault_path)
     zone = tz or (vault.config.timezone if vault else "UTC")
     now = get_now(now_text, zone)
-    slept_at = latest_slept_at(vault, now) if vault else None
-    window = timewin.resolve(" ".join(phrase), now, zone, slept_at=slept_at, prefer=prefer)
+    answer = resolve_time(vault, " ".join(phrase), now, zone, prefer=prefer)
     if as_json:
-        emit_json(window.to_json())
-    else:
-        start = timewin.to_iso(window.start) if window.start else "(open)"
-        end = timewin.to_iso(window.end) if window.end else "(open)"
-        click.echo(f"{start} .. {end}   {window.phrase!r} = {window.label(zone)}")
+        emit_json(answer.to_json())
+        return
+    window = answer.window
+    start = timewin.to_iso(window.start) if window.start else "(open)"
+    end = timewin.to_iso(window.end) if window.end else "(open)"
+    click.echo(f"{start} .. {end}   {window.phrase!r} = {window.label(zone)}")
+    if answer.commits is not None:
+        click.echo(answer.commits.describe())
 
 
 def _optional_vault(vault_path: Path | None) -> Vault | None:

@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -238,6 +238,8 @@ def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: d
     files: dict[str, bytes | None] = {}
     files[conv_rel] = render_markdown(part, {"id": result.sleep_id, "slept_at": iso(now),
                                              "first_turn": iso(first), "turns": len(part)}).encode()
+    if vault.config.sleep.pin_citations:
+        _pin_citations(changes, conv_rel, files[conv_rel] or b"")
     wake_rel = f"wake/{now:%Y/%m/%d}/{now:%H%M%S}.json"
     packet = _wake_packet(vault, extraction, changes, guarded.tail, now, snap, conv_rel, part)
     files[wake_rel] = json.dumps(packet.to_json(), indent=2, ensure_ascii=False).encode() + b"\n"
@@ -250,6 +252,21 @@ def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: d
         (result.created if change.created else result.updated).append(entry)
     result.conversation, result.wake = conv_rel, wake_rel
     return files
+
+
+def _pin_citations(changes: dict[str, Change], conv_rel: str, archived: bytes) -> None:
+    """Pin this sleep's citations to the archive as git will store it (its blob id: the commit that
+    holds it does not exist yet), so they show the same turns after any later edit of the file."""
+    from sheriff_vault.store.citations import blob_id
+    from sheriff_vault.store.items import Citation
+
+    pin = blob_id(archived)[:12]
+    for change in changes.values():
+        for item in change.topic.items():
+            cites = tuple(Citation(c.file, c.turns, pin) if c.file == conv_rel and not c.commit else c
+                          for c in item.citations)
+            if cites != item.citations:
+                change.topic.body.replace_item(item, replace(item, citations=cites))
 
 
 def _skill_ids(vault: Vault) -> list[str]:

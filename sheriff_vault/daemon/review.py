@@ -93,6 +93,17 @@ class Review:
         return "\n".join(lines)
 
 
+def _learned_line(raw: str) -> str:
+    """An item line as a sleep commit lists it (`+ fact: ...`), so `vault sleeps` reads both alike."""
+    from sheriff_vault.store.items import parse_item
+
+    item = parse_item(raw, "fact")
+    if item is None:
+        return f"+ fact: {raw.strip()}"
+    kind = "open loop" if raw.lstrip("-* ").startswith("[") else "event" if "T" in item.date else "fact"
+    return f"+ {kind}: {item.text}"
+
+
 def pending(vault: Vault) -> list[str]:
     """Sleep branches waiting for review, newest first."""
     return [name for name, _ in gitlog.branches(vault.root, PREFIX + "*")]
@@ -165,6 +176,7 @@ def decide(vault: Vault, *, accept: bool, refs: tuple[str, ...] = (), branch: st
         if files:
             message = (f"review: accept {len(taken)} of {len(every)} topic(s) from {review.branch}\n\n"
                        + "\n".join(f"{t.change} {t.path} ({t.name}): accepted, {len(t.learned)} line(s)"
+                                   + "".join(f"\n    {_learned_line(raw)}" for raw in t.learned[:12])
                                    if t.path in taken else f"rejected {t.path} ({t.name})" for t in review.topics))
             with journal.transaction(vault, "edit", files) as tx:
                 from sheriff_vault.store.fsutil import atomic_write

@@ -18,6 +18,8 @@ from sheriff_vault.errors import SyncError, VaultError
 from sheriff_vault.store import gitlog, topicmerge
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sheriff_vault.store.vault import Vault
 
 _AUTH = ("authentication failed", "permission denied", "could not read username", "could not read password",
@@ -168,6 +170,7 @@ def _merge(vault: Vault, remote: str, branch: str, result: SyncResult) -> None:
         if "Applied autostash" in text:
             result.notes.append("your uncommitted changes to other files were kept")
         if "safe in the stash" in text:
+            _unapply_stash(root)
             result.notes.append("your uncommitted changes clashed with the merge; they are safe in `git stash list` "
                                 "(take them back with `git stash pop`)")
         return
@@ -180,6 +183,17 @@ def _merge(vault: Vault, remote: str, branch: str, result: SyncResult) -> None:
     last = err.strip().splitlines()[-1] if err.strip() else out.strip().splitlines()[-1] if out.strip() else ""
     raise SyncError(f"could not merge {remote}/{branch}: {last}",
                     hint="nothing was lost: your commits and files are as they were; fix that, then `vault sync`")
+
+
+def _unapply_stash(root: Path) -> None:
+    """git applied the autostash with conflict markers and kept it in the stash: put the files it
+    touched back as the merge left them, so the vault reads cleanly and `git stash pop` brings the
+    person's edits back whole (nothing is lost: the stash holds them)."""
+    code, out, _ = gitlog.try_run(root, "stash", "show", "--name-only", "--no-renames", "stash@{0}")
+    paths = [p for p in out.splitlines() if p.strip()] if code == 0 else []
+    if paths:
+        gitlog.try_run(root, "reset", "--quiet", "--", *paths)
+        gitlog.try_run(root, "checkout", "HEAD", "--", *paths)
 
 
 def _push(vault: Vault, remote: str, branch: str, result: SyncResult) -> None:

@@ -62,6 +62,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
            explain: bool = False, refresh: bool = True) -> RecallResult:
     """Rank topics and facts for `query` (see module docstring). Catches the index up first."""
     from sheriff_vault.store.packets import latest_slept_at
+    from sheriff_vault.store.sleeps import commit_range, sleep_times
 
     if not query or not query.strip():
         raise VaultError("the query is empty", hint='say what to recall, e.g. vault recall "the party"')
@@ -81,7 +82,9 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         warnings += caught.warnings if caught else []
         warnings += index.file_errors()
         snap = index.snapshot()
-        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until)
+        asked = " ".join(p for p in (query, since, until) if p)
+        sleeps = sleep_times(vault, now) if timewin.mentions_sleep(asked) else []
+        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
         search_text = _search_text(query, window, snap)
         qvec = _query_vector(index, search_text, tail)
         ranker = _Ranker(snap, cfg, now, window, qvec, query)
@@ -102,9 +105,11 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
+        span = commit_range(vault, window, now) if window is not None and sleeps else None
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
                             scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [],
-                            index.meta("head") or None, caught.changed + caught.removed if caught else [])
+                            index.meta("head") or None, caught.changed + caught.removed if caught else [],
+                            span.to_json() if span else None)
     finally:
         if own_index:
             index.close()

@@ -10,18 +10,21 @@ import difflib
 import os
 import shutil
 import time
+import warnings
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sheriff_vault import timewin
-from sheriff_vault.errors import TimePhraseError, TopicNotFound, VaultError
+from sheriff_vault.config import CONFIG_NAME, Config, ConfigWarning, load_config
+from sheriff_vault.errors import ConfigError, TimePhraseError, TopicNotFound, VaultError
 from sheriff_vault.retrieval.reply import RecallReply, check_budget
 from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.items import Item
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.packets import latest_slept_at
+from sheriff_vault.store.sleeps import sleep_times
 from sheriff_vault.store.topics import Topic, slugify
 from sheriff_vault.store.vault import Vault
 
@@ -191,15 +194,71 @@ def _follow(root: Path, path: str, limit: int | None) -> list[tuple[gitlog.Commi
     return rows
 
 
+# -- the whole vault's timeline --------------------------------------------------------------------
+@dataclass
+class TimelineEntry:
+    """One commit that changed topics: when, what kind, and per topic what it learned or dropped."""
+
+    sha: str
+    date: str
+    subject: str
+    kind: str  # sleep | edit (a topic tool or `vault sync`) | merge | person
+    topics: list[dict]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def timeline(vault: Vault, *, limit: int | None = 20) -> list[TimelineEntry]:
+    """The commits that changed topics/, newest first, each with the topics it touched and what it
+    added, removed or changed in each (read from the files before and after)."""
+    root = vault.root
+    if not gitlog.head(root):
+        return []
+    args = ["log", "-M", "-m", "--first-parent", "--name-status", _FMT + f"{_SEP}%b{_SEP}%P",
+            *([f"-n{limit}"] if limit else []), "HEAD", "--", "topics/"]
+    out = []
+    for rec in gitlog._run(root, *args).split(_REC):
+        if not rec.strip():
+            continue
+        head, _, files = rec.rpartition(_SEP)
+        parents, _, names = files.partition("\n")
+        sha, ts, subject, body = (head.split(_SEP) + ["", "", "", ""])[:4]
+        topics = []
+        for line in names.splitlines():
+            parts = line.split("\t")
+            if len(parts) < 2 or not parts[-1].endswith(".md"):
+                continue
+            status, new = parts[0][:1], parts[-1]
+            old = parts[1] if status in "RC" else new
+            before = None if status == "A" else gitlog.show_file(root, f"{sha}~1", old)
+            after = None if status == "D" else gitlog.show_file(root, sha, new)
+            b, a = _state(before, old), _state(after, new)
+            change = _compare(b, a)
+            meta = a.meta or b.meta
+            topics.append({"path": new, "name": str(meta.get("name") or ""),
+                           "status": _status(before, after, old, new),
+                           "added": [i["text"] for i in change["added"]],
+                           "removed": [i["text"] for i in change["removed"]],
+                           "changed": [c["after"]["text"] for c in change["changed"]]})
+        at = dt.datetime.fromtimestamp(int(ts), dt.UTC) if ts.strip().isdigit() else None
+        kind = ("merge" if len(parents.split()) > 1 else "sleep" if "Sleep-Id: " in body
+                else "edit" if "Edit-Id: " in body or subject.startswith(("topic: ", "edit: ")) else "person")
+        if topics:
+            out.append(TimelineEntry(sha.strip(_REC + "\n"), timewin.to_iso(at) if at else "", subject, kind, topics))
+    return out
+
+
 # -- what memory learned in a window --------------------------------------------------------------
 def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until: str | None = None) -> timewin.Window:
     """The UTC window of a phrase (vault timezone, last sleep); `until` moves its end to that phrase's end."""
     tz, now = vault.config.timezone, now or timewin.utcnow()
     slept = latest_slept_at(vault)
-    win = timewin.resolve(phrase, now, tz, slept_at=slept)
+    sleeps = sleep_times(vault, now) if timewin.mentions_sleep(f"{phrase} {until or ''}") else []
+    win = timewin.resolve(phrase, now, tz, slept_at=slept, sleeps=sleeps)
     if until is None:
         return win
-    end = timewin.resolve(until, now, tz, slept_at=slept).end or now
+    end = timewin.resolve(until, now, tz, slept_at=slept, sleeps=sleeps).end or now
     if win.start and end <= win.start:
         raise TimePhraseError(f"--until {until!r} ends before --since {phrase!r} starts",
                               hint="give an --until that is later than --since")
@@ -263,7 +322,8 @@ def _moment(vault: Vault, text: str, now: dt.datetime | None) -> dt.datetime:
     """The END of the phrase's window ("2023-05-10" is the vault as it was when that day ended)."""
     now = now or timewin.utcnow()
     try:
-        win = timewin.resolve(text, now, vault.config.timezone, slept_at=latest_slept_at(vault))
+        sleeps = sleep_times(vault, now) if timewin.mentions_sleep(text) else []
+        win = timewin.resolve(text, now, vault.config.timezone, slept_at=latest_slept_at(vault), sleeps=sleeps)
     except TimePhraseError as exc:
         raise TimePhraseError(f"{text!r} is neither a commit of this vault nor a time: {exc.message}",
                               hint=f"give a commit (abc1234, HEAD~3, a branch or tag) or a time; {exc.hint}") from None
@@ -341,8 +401,9 @@ def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = No
     budget = check_budget(budget or vault.config.retrieval.budget)
     commit = as_of_commit(vault, when, recall_kwargs.get("now"))
     folder, reused = materialise(vault, commit.sha)
-    past = Vault(folder, _config=vault.config)
     warnings: list[str] = []
+    config, config_from = config_at(vault, folder, commit.sha, warnings)
+    past = Vault(folder, _config=config)
     index = Index(past, log=warnings.append, embeddings=vault.cache / "embeddings")
     try:
         result = recall(past, query, index=index, refresh=True, **recall_kwargs)
@@ -350,7 +411,23 @@ def recall_as_of(vault: Vault, when: str, query: str, *, budget: int | None = No
         index.close()
     result.warnings = warnings + result.warnings
     as_of = {"commit": commit.sha, "date": timewin.to_iso(commit.at), "subject": commit.subject, "when": when,
-             "reused": reused}
+             "reused": reused, "config": config_from}
     reply = result.reply(budget, explain=bool(recall_kwargs.get("explain")), via=f"as-of {commit.sha[:7]}")
     reply.json["as_of"] = as_of
     return reply
+
+
+def config_at(vault: Vault, folder: Path, sha: str, notes: list[str]) -> tuple[Config, str]:
+    """The settings recall as of `sha` ranks with: that commit's vault.yaml (its weights, k, windows,
+    time zone), so the past is ranked as it was then. The embedder stays today's: the old files share
+    the live vault's embedding cache, and vectors of two models cannot be compared."""
+    if not (folder / CONFIG_NAME).is_file():
+        return vault.config, "today's vault.yaml (that commit has none)"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConfigWarning)  # a key that was renamed since is no news here
+            config = load_config(folder)
+    except ConfigError as exc:
+        notes.append(f"vault.yaml at {sha[:7]} is unreadable ({exc}); ranked with today's settings")
+        return vault.config, "today's vault.yaml (that commit's is unreadable)"
+    return replace(config, embedding=vault.config.embedding), f"vault.yaml at {sha[:7]}"

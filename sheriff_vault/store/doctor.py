@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from sheriff_vault.config import ConfigWarning, load_config
 from sheriff_vault.errors import VaultError
 from sheriff_vault.store.fsutil import read_text_limited
+from sheriff_vault.store.items import Citation
 from sheriff_vault.store.topics import Problem, Topic
 from sheriff_vault.store.vault import CONTENT_DIRS, Vault
 
@@ -139,8 +140,20 @@ def _check_links(vault: Vault, topics: list[Topic], unreadable: set[str], report
                            f"related topic {edge['id']} does not exist; remove the edge or restore that topic")
         for item in topic.items():
             for cite in item.citations:
-                if not vault.path(cite.file).is_file():
+                if cite.commit:
+                    _check_pinned(vault, topic, item.line, cite, report)
+                elif not vault.path(cite.file).is_file():
                     report.add(topic.rel, item.line, f"cites {cite.file}, which does not exist; fix the link")
+
+
+def _check_pinned(vault: Vault, topic: Topic, line: int, cite: Citation, report: Report) -> None:
+    """A pinned citation must name a version git has (a shallow clone may lack it)."""
+    from sheriff_vault.store.citations import read_text
+
+    try:
+        read_text(vault, cite)
+    except VaultError as exc:
+        report.add(topic.rel, line, f"cites {cite.ref}: {exc.message}; {exc.hint or 'fix the link'}")
 
 
 def _check_wake(vault: Vault, report: Report) -> None:

@@ -152,6 +152,11 @@ def commit_at_or_before(root: Path, when: dt.datetime) -> str | None:
     return out or None
 
 
+def count_commits(root: Path, base: str | None, tip: str) -> int:
+    """How many commits `base..tip` holds (all of tip's history when base is None)."""
+    return int(_run(root, "rev-list", "--count", f"{base}..{tip}" if base else tip, "--").strip() or 0)
+
+
 def changed_paths(root: Path, sha: str) -> list[str]:
     out = _run(root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-m", sha)
     return sorted(set(p for p in out.splitlines() if p))
@@ -173,11 +178,12 @@ _FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s{_SEP}%b"
 
 
 def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
-        limit: int | None = None) -> list[CommitInfo]:
-    """Commits newest first, optionally only those touching `paths` or inside a time window."""
+        limit: int | None = None, follow: bool = False) -> list[CommitInfo]:
+    """Commits newest first, optionally only those touching `paths` (`follow`: one path across its
+    renames) or inside a time window."""
     if head(root) is None:
         return []
-    args = ["log", _FMT]
+    args = ["log", _FMT, *(["--follow"] if follow else [])]
     if since:
         args.append(f"--since={since.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}")
     if until:
@@ -196,6 +202,22 @@ def show_file(root: Path, sha: str, path: str) -> str | None:
         return _run(root, "show", f"{sha}:{path}", retries=0)
     except GitError:
         return None
+
+
+def object_type(root: Path, sha: str) -> str | None:
+    """"commit", "blob", "tree" or "tag" for an object id (short ones too); None when unknown or ambiguous."""
+    code, out, _ = try_run(root, "cat-file", "-t", sha)
+    return out.strip() or None if code == 0 else None
+
+
+def show_blob(root: Path, sha: str) -> str | None:
+    """A stored file's text by its blob id (what `git hash-object` prints)."""
+    code, out, _ = try_run(root, "cat-file", "blob", sha)
+    return out if code == 0 else None
+
+
+def short_sha(root: Path, sha: str) -> str:
+    return _run(root, "rev-parse", "--short", sha).strip()
 
 
 def list_files(root: Path, sha: str, prefix: str) -> list[str]:

@@ -38,16 +38,46 @@ STRUCK_BY_HAND = "yes"
 
 @dataclass(frozen=True)
 class Citation:
-    """Turn ids inside one archived conversation file (a vault-relative path)."""
+    """Turn ids inside one archived conversation file (a vault-relative path), optionally pinned to
+    the file as git stored it in one commit (or one blob): `[t12, t14](../conversations/x.md#t12,t14@1a2b3c4)`.
+    A pinned citation reads that version, so it never drifts when the file is edited later; the link
+    text stays `[t12, t14]` and the link still opens the file."""
 
     file: str
     turns: tuple[str, ...]
+    commit: str = ""
 
     def render(self) -> str:
-        return f"[{', '.join(self.turns)}](../{self.file})"
+        pin = f"#{','.join(self.turns)}@{self.commit}" if self.commit else ""
+        return f"[{', '.join(self.turns)}](../{self.file}{pin})"
+
+    @property
+    def ref(self) -> str:
+        """The citation as one string: `conversations/x.md#t12-t14@1a2b3c4` (what `vault cite` reads)."""
+        frag = ",".join(self.turns)
+        return f"{self.file}{'#' + frag if frag else ''}{'@' + self.commit if self.commit else ''}"
 
     def to_json(self) -> dict:
-        return {"file": self.file, "turns": list(self.turns)}
+        out: dict = {"file": self.file, "turns": list(self.turns)}
+        if self.commit:
+            out["commit"] = self.commit
+        return out
+
+
+_PIN = re.compile(r"@(?P<sha>[0-9a-fA-F]{4,40})$")
+
+
+def split_target(target: str) -> tuple[str, str, str]:
+    """`../conversations/x.md#t12-t14@1a2b3c4` -> (conversations/x.md, "t12-t14", "1a2b3c4")."""
+    path, _, frag = target.partition("#")
+    sha = ""
+    if (pin := _PIN.search(frag)) is not None:
+        sha, frag = pin.group("sha").lower(), frag[: pin.start()]
+    elif (pin := _PIN.search(path)) is not None:  # conversations/x.md@1a2b3c4, no turns
+        sha, path = pin.group("sha").lower(), path[: pin.start()]
+    if "conversations/" in path:
+        path = path[path.index("conversations/"):]
+    return path, frag, sha
 
 
 @dataclass
@@ -132,10 +162,9 @@ def parse_item(line: str, kind: str, line_no: int = 0) -> Item | None:
         c = _CITE.search(rest)
         if not c:
             break
-        target = c.group("target")
-        target = target[target.index("conversations/") :]
+        target, _, sha = split_target(c.group("target"))
         turns = tuple(t.strip() for t in c.group("turns").split(",") if t.strip())
-        cites.insert(0, Citation(target, turns))
+        cites.insert(0, Citation(target, turns, sha))
         rest = rest[: c.start()]
     check = m.group("check")
     text, superseded = rest.strip(), ""

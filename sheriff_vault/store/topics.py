@@ -298,7 +298,11 @@ class Topic:
                 f"`schema_version` is {self.meta.get('schema_version')!r}; this version reads {SCHEMA_VERSION}")
         for key in ("first_seen", "last_seen"):
             if self.meta.get(key) not in (None, "") and parse_time(self.meta.get(key)) is None:
-                add(key, f"`{key}` is not an ISO-8601 time; write it like 2026-02-20T03:21:00Z")
+                add(key, f"`{key}` is not an ISO-8601 time; write it like 2026-02-20T03:21:00Z, "
+                         "or run `vault doctor --fix-times` to recompute it from history")
+        if self.first_seen and self.last_seen and self.first_seen > self.last_seen:
+            add("last_seen", "`last_seen` is before `first_seen`; run `vault doctor --fix-times` to recompute "
+                             "both from history")
         for key in ("utility", "touch_count"):
             v = self.meta.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
