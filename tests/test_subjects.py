@@ -59,3 +59,37 @@ def test_choose_where_an_exchange_goes():
     ]
     for likeness, current, switch, reconsider, young, want in cases:
         assert _choose(likeness, current, switch, reconsider, young) == want, (likeness, current, want)
+
+
+def test_a_one_line_subject_joins_the_subject_it_is_close_to_and_a_lone_one_stays():
+    """_fold_strays on its own, with hand-made unit vectors."""
+    import numpy as np
+
+    from sheriff_vault.compaction.extract import Candidate, _fold_strays
+    from sheriff_vault.compaction.units import Unit
+
+    def unit(n: int, vec: list[float]) -> Unit:
+        v = np.asarray(vec, dtype=np.float32)
+        return Unit(Turn("user", f"turn {n}", T0, f"t{n}"), 0, f"turn {n}", vec=v / np.linalg.norm(v))
+
+    garden = Candidate([unit(1, [1, 0, 0]), unit(2, [1, 0.1, 0])], vector=np.asarray([1, 0, 0], np.float32))
+    database = Candidate([unit(3, [0, 1, 0]), unit(4, [0, 1, 0.1])], vector=np.asarray([0, 1, 0], np.float32))
+    remark = Candidate([unit(5, [0.6, 0, 0.8])])      # cos 0.6 to garden: a remark about it
+    lone = Candidate([unit(6, [0, 0, 1])])            # like nothing else said: its own subject
+    order = [*garden.units, *database.units, *remark.units, *lone.units]
+    got = _fold_strays([garden, database, remark, lone], {id(u): i for i, u in enumerate(order)})
+    assert [[u.turn.id for u in c.units] for c in got] == [["t1", "t2", "t5"], ["t3", "t4"], ["t6"]]
+
+
+def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
+    from sheriff_vault.compaction.extract import OPENER
+    cases = {
+        "Separate thing, in my free time I'm on the board": "in my free time I'm on the board",
+        "Second thing, completely unrelated: my tax return for 2025.": "my tax return for 2025.",
+        "First, work: I'm leading our migration": "I'm leading our migration",
+        "And the third thing, because apparently i like suffering: we're renovating": "we're renovating",
+        "Other thing. Daniel asked me": "Daniel asked me",
+        "The first one is cheaper.": "The first one is cheaper.",
+        "I booked Umzugsfix": "I booked Umzugsfix",
+    }
+    assert {said: OPENER.sub("", said, count=1) for said in cases} == cases

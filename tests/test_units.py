@@ -82,3 +82,23 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
     assert [u.fact for u in make_units(turns, "UTC", set())] == [
         "Lena: The budget is 4000 EUR for the whole trip.",
         "Assistant: A rail pass for 14 days costs about 450 EUR per person."]
+
+
+@pytest.mark.parametrize("said", [
+    "This is going to be a bit of a brain dump, i've got three things going on and i keep losing track of them.",
+    "Long week ahead, I'll use you to keep track of a few things.",
+    "Hi! I need help keeping my week organised.",
+    "Let's start with whichever is more urgent.",
+    "Week update",
+])
+def test_talk_about_the_talk_is_not_a_fact(said):
+    assert facts(said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "I'm allergic to penicillin.",
+    "Week update: the cutover moved to 28 March.",
+    "I'll use you to keep track of the 3 invoices due on 5 May.",
+])
+def test_a_fact_that_mentions_the_talk_is_kept(said):
+    assert len(facts(said)) == 1

@@ -66,6 +66,13 @@ class Extraction:
     subjects: list[dict] = field(default_factory=list)
 
 
+# How a person opens a subject ("Separate thing,", "Second thing, completely unrelated:", "Also,"):
+# not part of the line that sums the subject up.
+OPENER = re.compile(r"^\W*(?:(?:and|also|so|ok|okay|now|anyway)\W+)*(?:(?:the |a )?(?:first|second|third|fourth|"
+                    r"another|other|separate|one more|different|new|last) (?:thing|topic|question|matter)\b"
+                    r"(?:[^.:!?]{0,60}:|[^.:!?,]{0,30}?[,.!])|(?:first|also|btw|by the way)(?:,? \w+)?:|"
+                    r"(?:first|also|btw|by the way),)\s*", _I)
+STRAY = 0.25  # how close a one-line subject must be to another subject to join it
 DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
                        r"another) (?:thing|one|matter|event|party|topic|story)|not the same (?:thing|one)|"
                        r"nothing to do with)\b", _I)
@@ -114,7 +121,29 @@ def _candidates(units: list[Unit], subjects: list[Subject], encode: Callable[[li
         cand = Candidate(group, vector=_mean(group))
         cand.distinct = k >= 0 and any(DIFFERENT.search(t.content) for t in subjects[k].turns[:2])
         out.append(cand)
-    return out
+    return _fold_strays(out, {id(u): i for i, u in enumerate(units)})
+
+
+def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candidate]:
+    """A one-line subject is rarely a subject: a remark like "will check the disposal thing with both
+    of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
+    else said ("I'm allergic to penicillin") stays a topic of its own."""
+    keep = [c for c in cands if len(c.units) > 1 or c.distinct]
+    if not keep:
+        return cands
+    for cand in cands:
+        if cand in keep:
+            continue
+        unit = cand.units[0]
+        sims = [float(unit.vec @ k.vector) if unit.vec is not None and k.vector is not None else 0.0 for k in keep]
+        best = max(range(len(keep)), key=lambda i: sims[i])
+        if sims[best] >= STRAY:
+            keep[best].units.append(unit)
+            keep[best].units.sort(key=lambda u: position[id(u)])
+        else:
+            keep.append(cand)
+    order = {id(c): i for i, c in enumerate(cands)}
+    return sorted(keep, key=lambda c: order[id(c)])
 
 
 def _mean(units: list[Unit]) -> np.ndarray:
@@ -132,7 +161,9 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     name = title.name or truncate(texts[0], 60)
     cand.name = possessive(cand.owner, title.phrases[0]) if cand.owner and title.phrases else name
     central = _central(cand, title.phrases[:1])
-    cand.one_liner = truncate(f"{central.turn.speaker}: {central.body}" if len(humans) >= 2 else central.body, 120)
+    body = OPENER.sub("", central.body, count=1) or central.body
+    body = body[:1].upper() + body[1:]
+    cand.one_liner = truncate(f"{central.turn.speaker}: {body}" if len(humans) >= 2 else body, 120)
     cand.aliases = [a for a in ([name] if cand.owner else []) + title.aliases if a.lower() != cand.name.lower()][:4]
     cand.entities = {n.lower() for u in cand.units for n in u.names} | {p.lower() for p in title.phrases[:3]}
     flags = sum(len(u.flags - {"number"}) for u in cand.units)

@@ -54,6 +54,15 @@ INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honest
                           r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|much|important|special|hard|tough|"
                           r"awesome|amazing)\b))\s+", _I)
 # Words that only acknowledge or cheer: a sentence made of them and little else is no fact.
+# Talk about the talk, not about the person's life: "this is going to be a brain dump", "I'll use you
+# to keep track of a few things", "let's start with whichever is more urgent", a bare "Week update".
+META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:e|ing) track\b|"
+                  r"\bhelp (?:me )?(?:keep(?:ing)?|stay(?:ing)?|get(?:ting)?) "
+                  r"(?:my \w+ |things |it all )?organi[sz]ed\b|"
+                  r"\b(?:got|have) (?:a few|a couple of|two|three|four|several|some|lots of|a lot of|many) things "
+                  r"(?:going on|on my (?:mind|plate)|to (?:sort|go through|tell you))\b|"
+                  r"^\W*(?:let'?s|we can) (?:start|begin) with (?:whichever|what(?:ever)?|the (?:most|more))\b|"
+                  r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$", _I)
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
 time progress morning evening afternoon night hello hi hey bye goodbye cheers""".split())
@@ -209,6 +218,8 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
         flags.add("request")
     marked = flags - {"request", "number"}
     if sent.rstrip().endswith("?") and "loop" not in flags:
+        flags.add("skip")
+    elif META.search(sent) and not marked and "number" not in flags:
         flags.add("skip")
     elif not (marked or informative(sent, words, ignore)):
         flags.add("skip")
