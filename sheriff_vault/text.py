@@ -215,6 +215,9 @@ SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?P<to> \(to [^
                      r"(?:, asked \"(?P<asked>[^\"]*)\")?: ")
 
 
+_CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|whereas)\s)")
+
+
 def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) -> str:
     """A fact as recall shows it: the question it answered only when the answer alone is short, and
     of a long fact only the sentences sharing most words with the query (original order kept)."""
@@ -226,8 +229,12 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
     if len(head) + len(body) + 2 <= limit:
         return f"{head}: {body}" if head else body
     wanted = {stem(w) for w in content_words(query)}
-    sents = sentences(body) or [body]
-    scored = sorted(range(len(sents)), key=lambda i: (-len(wanted & {stem(w) for w in content_words(sents[i])}), i))
+    room = limit - len(head) - 2
+    # a sentence too long to show whole is cut at its clauses: "..., so we have 47 jobs in total"
+    sents = [part for sent in (sentences(body) or [body])
+             for part in (_CLAUSE.split(sent) if len(sent) > room else [sent]) if part]
+    scored = sorted(range(len(sents)), key=lambda i: (-len(wanted & {stem(w) for w in content_words(sents[i])}),
+                                                      i if len(sents[i]) <= room else len(sents) + i))
     keep: list[int] = []
     size = len(head) + 2
     for i in scored:

@@ -117,3 +117,15 @@ def test_explain_accounts_for_every_fact_shown_and_cut(vault):
     total = sum(len(t.facts) for t in result.topics) + len(result.cuts)
     assert int(shown.split()[0]) + counted == total
     assert "budget" in cut_line
+
+
+def test_a_long_fact_shows_the_clause_that_answers():
+    """A one-sentence fact too long for its line keeps the clause the question asks about, not its
+    first 150 characters ("…so we have 47 jenkins jobs, not 39")."""
+    from sheriff_vault.text import excerpt
+    fact = ("Priya: Marek went through the old jenkins folders this morning (17 April 2026 morning) and found "
+            "another 8 jobs in a legacy folder that weren't on our list, so we have 47 jenkins jobs, not 39.")
+    assert "47 jenkins jobs" in excerpt(fact, "How many Jenkins jobs are there in total?")
+    assert excerpt(fact, "Who is Marek?").startswith("Priya: Marek went through the old jenkins folders")
+    short = "Priya: We counted 39 jenkins jobs."
+    assert excerpt(short, "How many Jenkins jobs are there?") == short
