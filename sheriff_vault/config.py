@@ -91,6 +91,8 @@ class SkillSettings:
 class DaemonSettings:
     debounce_ms: int = 250
     scan_interval_seconds: float = 60.0
+    autostart: bool = True
+    idle_exit_seconds: float = 1800.0
 
 
 @dataclass
@@ -144,6 +146,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "skills.timeout_seconds": (lambda v: v > 0, "a positive number of seconds"),
     "daemon.debounce_ms": (lambda v: 0 <= v <= 60_000, "milliseconds from 0 to 60000"),
     "daemon.scan_interval_seconds": (lambda v: v > 0, "a positive number of seconds"),
+    "daemon.idle_exit_seconds": (lambda v: v >= 0, "a number of seconds >= 0 (0: never)"),
 }
 
 

@@ -26,9 +26,11 @@ NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the person's vault or home: SHERIFF_VAULT is unset and HOME is a fresh folder
-    (outside the test's own tmp_path, which tests list)."""
+    (outside the test's own tmp_path, which tests list). No recall starts a daemon by itself."""
     monkeypatch.delenv("SHERIFF_VAULT", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    # `vault recall` would start a daemon that outlives the test; tests of autostart delete this.
+    monkeypatch.setenv("SHERIFF_VAULT_AUTOSTART", "0")
 
 
 @pytest.fixture

@@ -16,9 +16,13 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 
-def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | None = None,
+def recall(vault: Vault, query: str, *, use_daemon: bool = True, autostart: bool = False, budget: int | None = None,
            **kwargs: Any) -> RecallReply:
-    """Recall `query` (see retrieval/ranking.py for the keyword arguments) within `budget` characters."""
+    """Recall `query` (see retrieval/ranking.py for the keyword arguments) within `budget` characters.
+
+    `autostart` (what `vault recall` passes): with no daemon running, start one in the background
+    if the vault allows it (see lifecycle.autostart) and ask it; while its model loads it answers
+    from BM25 alone, with `via` "bm25-only, warming"."""
     budget = check_budget(budget or vault.config.retrieval.budget)
     notes = []
     if len(query) > MAX_QUERY_CHARS:
@@ -28,8 +32,13 @@ def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | N
     if use_daemon:
         args = {**kwargs, "query": query, "budget": budget, "now": timewin.to_iso(now) if now else None}
         found = rpc.call(vault, "recall", args)
+        if found is None and autostart:
+            from sheriff_vault.daemon.lifecycle import autostart as start_daemon
+
+            if start_daemon(vault):
+                found = rpc.call(vault, "recall", args)
         if found is not None:
-            reply = RecallReply.from_dict(found, "daemon")
+            reply = RecallReply.from_dict(found, found.get("via") or "daemon")
             reply.json["warnings"] = notes + reply.json.get("warnings", [])
             return reply
     from sheriff_vault.retrieval.ranking import recall as recall_here

@@ -117,6 +117,9 @@ class Index:
         self._tail: Tail | None = None  # the matrix buffer and how many rows are written into it
         self._strings: dict[str, str] = {}  # one copy of each path, kind, date and name string in memory
         self.embedding_warning: str | None = None
+        # True while a daemon loads the model in the background: new documents are indexed for
+        # BM25 at once and marked `vectors_missing`; the refresh after the model is up embeds them.
+        self.defer_embedding = False
 
     # -- opening --------------------------------------------------------------------------------
     def lock(self, timeout: float = 120.0) -> FileLock:
@@ -200,7 +203,11 @@ class Index:
             return None
         if self._vectors is None:
             try:
-                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id) or self.embedder.dim
+                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id)
+                if dim is None:
+                    if self._deferring():  # the size would load the model; no vectors yet anyway
+                        return None
+                    dim = self.embedder.dim
             except EmbeddingUnavailable as exc:
                 if self.embedding_warning is None:
                     self.embedding_warning = str(exc)
@@ -256,7 +263,11 @@ class Index:
         return not changed and not removed and not self.meta("pending") and not self._missing_vectors()
 
     def _missing_vectors(self) -> bool:
-        return self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
+        return (self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
+                and not self._deferring())
+
+    def _deferring(self) -> bool:
+        return self.defer_embedding and self.embedder is not None and not self.embedder.loaded
 
     def refresh(self, paths: Iterable[str] | None = None, *, progress: Progress | None = None,
                 lock_timeout: float = 120.0, head: str | None = None) -> UpdateStats:
@@ -443,8 +454,11 @@ class Index:
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
                progress: Progress | None) -> dict[str, str]:
         """Content hashes of each doc's vector, embedding only texts the cache has not seen."""
-        cache = self.vectors()
         db = self.db
+        if self._deferring():
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
+            return {}
+        cache = self.vectors()
         if cache is None or self.embedder is None:
             if self.embedder is not None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
