@@ -13,6 +13,8 @@ from sheriff_vault.daemon import rpc
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS, RecallReply, check_budget
 
 if TYPE_CHECKING:
+    from sheriff_vault.compaction.compact import SleepResult
+    from sheriff_vault.store.buffer import Turn
     from sheriff_vault.store.vault import Vault
 
 
@@ -102,5 +104,30 @@ def rebuild(vault: Vault, *, progress: Callable[[str, int, int], None] | None = 
     index = Index(vault, log=log)
     try:
         return index.rebuild(progress=progress).to_json() | {"via": "process"}
+    finally:
+        index.close()
+
+
+def sleep(vault: Vault, turns: list[Turn] | None = None, **kwargs: Any) -> SleepResult:
+    """compaction.compact.sleep, embedding with the daemon's model when a daemon answers (so this
+    process never loads one); same arguments, same result."""
+    from sheriff_vault.compaction.compact import sleep as sleep_here
+
+    given = kwargs.get("index")
+    if given is not None:
+        return sleep_here(vault, turns, **kwargs)
+    kwargs.pop("index", None)
+    if not vault.config.embedding.enabled or rpc.call(vault, "ping") is None:
+        return sleep_here(vault, turns, **kwargs)
+    from sheriff_vault.daemon.remote_embed import DaemonEmbedder
+    from sheriff_vault.index.embed import Embedder
+    from sheriff_vault.index.engine import Index
+
+    local = Embedder.from_settings(vault.config.embedding)
+    if type(local) is not Embedder:  # the hash embedder: nothing to save
+        return sleep_here(vault, turns, **kwargs)
+    index = Index(vault, DaemonEmbedder(vault, local))
+    try:
+        return sleep_here(vault, turns, **kwargs, index=index)
     finally:
         index.close()

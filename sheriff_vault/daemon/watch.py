@@ -232,6 +232,20 @@ class Daemon:
             budget = int(args.get("budget") or self.vault.config.retrieval.budget)
             via = "daemon" if hybrid else WARMING
             return result.reply(budget, explain=bool(args.get("explain")), via=via).to_dict()
+        if op == "embed":  # vectors for another process's work (sleep), from the model held here
+            from sheriff_vault.daemon.remote_embed import encoded
+            from sheriff_vault.index.embed import Embedder as _Embedder
+
+            embedder = self.index.embedder
+            if embedder is None or type(embedder) is not _Embedder:
+                raise DaemonError("this daemon holds no embedding model")
+            if args.get("model_id") not in (None, embedder.model_id):
+                raise DaemonError(f"this daemon holds {embedder.model_id}, not {args.get('model_id')}")
+            self.model_ready.wait(timeout=300)
+            texts = [str(t) for t in args.get("texts") or []]
+            vecs = embedder.encode(texts) if texts else None
+            return {"model_id": embedder.model_id, "dim": embedder.dim,
+                    "vectors": encoded(vecs) if vecs is not None else ""}
         if op == "reindex":
             paths = args.get("paths")
             if paths is None:
