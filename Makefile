@@ -35,7 +35,9 @@ bench: setup sleep-quality
 	$(BIN)/python benchmarks/recall_speed.py
 
 # What sleep writes, scored against hand labels (../shared/bench/sleep/README.md): purity,
-# fragmentation, naming, echoes, coverage, supersession, wake.
+# fragmentation, naming, echoes, coverage, supersession, wake. Its `vault recall` calls answer
+# in-process (full hybrid), not from a daemon each throwaway vault would otherwise autostart.
+sleep-quality: export SHERIFF_VAULT_AUTOSTART := 0
 sleep-quality: setup
 	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault ../shared/bench/sleep/dev
 
