@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 FLAGS = {"--json", "--deep"}
 VALUED = {"--vault", "--now", "--k", "--since", "--until", "--budget"}
 RANGES = {"--k": (1, 200), "--budget": (100, 10_000_000)}  # as cli/recall.py declares them
+PROTOCOL = 2  # daemon/rpc.py PROTOCOL this client needs (`now_text`)
 MAX_QUERY_CHARS = 4000  # retrieval/reply.py: longer queries get a note from the full path
 
 
@@ -137,6 +138,8 @@ def _ask(root: str, request: dict) -> dict | None:
     try:
         with open(os.path.join(root, ".vault", "daemon.json"), encoding="utf-8") as fh:
             state = json.load(fh)
+        if state.get("protocol", 0) < PROTOCOL:
+            return None  # a daemon from an older version: the full CLI speaks its protocol
         path = state.get("socket") or os.path.join(root, ".vault", "daemon.sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(120)

@@ -95,3 +95,10 @@ def test_parse_takes_only_simple_arguments():
     assert _parse(["x", "--k", "many"]) is None
     assert _parse(["x", "--k", "3", "--k", "4"]) is None
     assert _parse(["x", "-h"]) is None
+
+
+def test_the_fast_client_and_the_daemon_agree_on_the_protocol():
+    from sheriff_vault import __main__ as fast
+    from sheriff_vault.daemon import rpc
+
+    assert fast.PROTOCOL == rpc.PROTOCOL

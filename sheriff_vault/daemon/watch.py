@@ -319,7 +319,7 @@ class Daemon:
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         try:
             state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
-                     "vault": str(self.vault.root)}
+                     "vault": str(self.vault.root), "protocol": rpc.PROTOCOL}
             atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
             atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
             self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
