@@ -23,7 +23,7 @@ class EmbeddingSettings:
     device: str = "cpu"
     batch_size: int = 64
     enabled: bool = True
-    backend: str = "transformers"
+    backend: str = "onnx"
 
 
 @dataclass
@@ -119,8 +119,8 @@ _EFFORTS = {"minimal", "low", "medium", "high", "xhigh"}
 _RULES: dict[str, tuple[Any, str]] = {
     "schema_version": (lambda v: v == 1, "1 (the only schema this version knows)"),
     "embedding.batch_size": (lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
-    "embedding.backend": (lambda v: v in {"transformers", "sentence-transformers"},
-                          "transformers or sentence-transformers"),
+    "embedding.backend": (lambda v: v in {"onnx", "transformers", "sentence-transformers"},
+                          "onnx, transformers or sentence-transformers"),
     "retrieval.light_k": (lambda v: 1 <= v <= 50, "an integer from 1 to 50"),
     "retrieval.deep_k": (lambda v: 1 <= v <= 200, "an integer from 1 to 200"),
     "retrieval.facts_per_topic": (lambda v: 0 <= v <= 100, "an integer from 0 (no cap) to 100"),

@@ -103,3 +103,7 @@ class ToolError(VaultError):
 
 class SyncError(VaultError):
     """`vault sync` could not fetch, merge or push; the message says what happened and what to do."""
+
+
+class ModelExportError(VaultError):
+    """The embedding model could not be exported to ONNX (`embedding.backend: onnx`)."""

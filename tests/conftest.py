@@ -14,6 +14,9 @@ from click.testing import CliRunner
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The ONNX export of the model (index/onnxmodel.py) is made once and shared, not once per test's
+# fresh HOME: it depends only on the model and the exporter's versions.
+os.environ.setdefault("SHERIFF_VAULT_CACHE_DIR", str(Path.home() / ".cache" / "sheriff-vault"))
 
 from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
 

@@ -120,7 +120,11 @@ def test_an_explicit_watch_does_not_exit_when_idle(hash_vault, autostart):
 
 
 @pytest.mark.slow
-def test_first_recall_answers_from_bm25_while_the_model_loads(vault, autostart):
+def test_first_recall_answers_from_bm25_while_the_model_loads(vault, autostart, monkeypatch):
+    """Then hybrid once the model is up; with the default backend (onnx) the daemon runs the model
+    without ever loading torch (index/onnxmodel.py exports it in a child process). The pause keeps
+    the model loading long enough to ask (an ONNX load often beats the first recall)."""
+    monkeypatch.setenv("SHERIFF_VAULT_PAUSE", "model:loading:15")
     build(vault)
     autostart(vault.root)
     first = recall_json(vault.root, "the migration dry run")
@@ -130,3 +134,5 @@ def test_first_recall_answers_from_bm25_while_the_model_loads(vault, autostart):
     later = recall_json(vault.root, "the migration dry run")
     assert later["via"] == "daemon"
     assert later["topics"][0]["name"] == "Database migration"
+    maps = Path(f"/proc/{rpc.read_state(vault)['pid']}/maps").read_text()
+    assert "onnxruntime" in maps and "libtorch" not in maps and "/torch/" not in maps

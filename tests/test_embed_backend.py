@@ -2,6 +2,7 @@
 vectors stay valid whichever backend wrote them), and loads without sentence-transformers."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -32,9 +33,38 @@ def test_transformers_backend_matches_sentence_transformers():
 
 
 @pytest.mark.slow
-def test_the_default_backend_does_not_import_sentence_transformers():
-    code = ("import sys; from sheriff_vault.index.embed import Embedder; Embedder().encode(['hi']); "
+def test_the_transformers_backend_does_not_import_sentence_transformers():
+    code = ("import sys; from sheriff_vault.index.embed import Embedder; "
+            "Embedder(backend='transformers').encode(['hi']); "
             "print(sorted(m for m in ('sentence_transformers', 'sklearn', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "sentence_transformers" not in out.stdout and "sklearn" not in out.stdout
+
+
+@pytest.mark.slow
+def test_onnx_backend_matches_sentence_transformers_without_torch(tmp_path):
+    """The default backend: vectors within 1e-4 cosine of sentence-transformers', and a process that
+    uses it never imports torch or transformers (the export runs in a child process), even when two
+    processes race to make the first export into an empty cache folder."""
+    code = ("import sys, numpy as np; from sheriff_vault.index.embed import Embedder; e = Embedder(); "
+            f"v = e.encode({TEXTS!r}); one = np.stack([e.encode([t])[0] for t in {TEXTS!r}]); "
+            "np.save(sys.argv[1], np.stack([v, one])); "
+            "print(type(e.load()).__name__, e.fallback, "
+            "sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))")
+    env = dict(os.environ, SHERIFF_VAULT_CACHE_DIR=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"v{i}.npy")], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(2)]
+    outs = [p.communicate(timeout=900) for p in procs]
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        assert out.split() == ["OnnxMeanPoolingModel", "None", "[]"], out
+    assert len(list((tmp_path / "cache" / "onnx").glob("*.onnx"))) == 1
+    assert not list((tmp_path / "cache" / "onnx").glob("*.tmp"))
+    library = Embedder(backend="sentence-transformers").encode(TEXTS)
+    for i in range(2):
+        batch, one_by_one = np.load(tmp_path / f"v{i}.npy")
+        assert batch.dtype == np.float32 and batch.shape == library.shape
+        np.testing.assert_allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+        assert float(np.min(np.sum(batch * library, axis=1))) >= 1 - 1e-4
+        assert float(np.min(np.sum(one_by_one * library, axis=1))) >= 1 - 1e-4

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sheriff_vault import faults
 from sheriff_vault.daemon import rpc
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
@@ -143,6 +144,7 @@ class Daemon:
         """Load the model while BM25 already answers; then let the worker embed what waited."""
         started = time.monotonic()
         try:
+            faults.point("model:loading")
             if self.index.embedder is not None:
                 self.index.embedder.load()
         except VaultError as exc:

