@@ -49,6 +49,9 @@ class RetrievalSettings:
     low_confidence: float = 0.45
     close_margin: float = 0.02
     mmr_lambda: float = 0.85
+    # Dense search asks an HNSW graph (index/ann.py) at or above this many vectors (~6 per topic);
+    # below it, exact cosine over all of them. 0: always exact.
+    ann_threshold: int = 100_000
 
 
 @dataclass
@@ -131,6 +134,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "retrieval.window_boost": (lambda v: v >= 1, "a number >= 1"),
     "retrieval.outside_window": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
     "retrieval.mmr_lambda": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "retrieval.ann_threshold": (lambda v: v >= 0, "a number of vectors >= 0 (0: always exact search)"),
     "retrieval.weights.bm25": (lambda v: v >= 0, "a number >= 0"),
     "retrieval.weights.embedding": (lambda v: v >= 0, "a number >= 0"),
     "retrieval.weights.alias": (lambda v: v >= 0, "a number >= 0"),

@@ -124,6 +124,17 @@ def export(source: str, out: str) -> None:
                           dynamo=False)
 
 
+def load_runtime() -> None:
+    """Import onnxruntime now, if it is installed. usearch 2.26's compiled module, when it loads
+    first, makes onnxruntime's own import crash the process (a segfault in libstdc++'s codecvt
+    while onnxruntime's module initialises); loaded in this order both work, so index/ann.py calls
+    this before importing usearch."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
+
+
 class OnnxMeanPoolingModel:
     """Tokenize, run the ONNX transformer, mean-pool and L2-normalise (see the module doc)."""
 
