@@ -245,6 +245,46 @@ def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
     return {"compared": len(queries), "differ": differ, "in_process_warm_ms": dist(times)}
 
 
+def ann_phase(vault: Vault, queries: list[str]) -> dict:
+    """The HNSW graph (index/ann.py) over this vault's vectors, whatever retrieval.ann_threshold says:
+    build time and memory, and for each query the dense top 10 from the graph (re-scored, as
+    Index.dense does) against exact search: recall@10 asking for 10 and for 200 candidates (what
+    recall asks for), and the time of each dense search alone."""
+    from sheriff_vault.index.ann import AnnIndex
+    from sheriff_vault.index.engine import Index
+
+    idx = Index(vault)
+    idx.open()
+    snap = idx.snapshot()
+    try:
+        t = time.perf_counter()
+        ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
+        ann.extend(snap.matrix)
+        build_s = time.perf_counter() - t
+        idx._ann = ann
+        idx.ann_background = False
+        idx.cfg.retrieval.ann_threshold = 1
+        qvecs = [v for v in (idx.embed_query(q) for q in queries) if v is not None]
+        hits = {10: 0, 200: 0}
+        exact_t, ann_t = [], []
+        for q in qvecs:
+            t = time.perf_counter()
+            exact = idx.dense(q, limit=200, exact=True)
+            exact_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            found = idx.dense(q, limit=200)
+            ann_t.append(time.perf_counter() - t)
+            want = {d for d, _ in exact[:10]}
+            hits[200] += len(want & {d for d, _ in found[:10]})
+            hits[10] += len(want & {d for d, _ in idx.dense(q, limit=10)})
+        n = 10 * max(1, len(qvecs))
+        return {"vectors": snap.vectors, "build_s": round(build_s, 2), "memory_mb": round(ann.memory_bytes / 2**20, 1),
+                "recall_at_10": round(hits[10] / n, 4), "recall_at_10_of_200": round(hits[200] / n, 4),
+                "queries": len(qvecs), "exact_dense_ms": dist(exact_t), "ann_dense_ms": dist(ann_t)}
+    finally:
+        idx.close()
+
+
 def cli_latency(vault: Vault, query: str, runs: int) -> dict:
     """`vault recall` (the fast client, through the daemon) interleaved with two Python start-up
     baselines and the full click CLI on the same daemon (the path before the fast client)."""
@@ -409,8 +449,10 @@ def run_size(n: int, args, work: Path) -> dict:
     if args.warm_rebuild:
         log(f"  cold: {res['rebuild_cold']['seconds']} s; warm rebuild")
         res["rebuild_warm"] = rebuild(vault, syn.facts, cold=False)
-    log("  starting the daemon")
     queries = syn.queries(args.queries)
+    log("  ANN (HNSW) against exact dense search")
+    res["ann"] = ann_phase(vault, queries)
+    log("  starting the daemon")
     pid, start_s = start_daemon(vault)
     try:
         res["daemon_start_s"] = round(start_s, 2)
@@ -531,6 +573,13 @@ def table(results: dict[str, dict]) -> str:
         ("daemon RSS at end (HWM), MB",
          lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
         ("`vault sleep` 300 turns, daemon up, s", lambda r: f"{r['sleep_with_daemon']['seconds']}"),
+        ("ANN (usearch HNSW, f16): vectors / build s / MB", lambda r: f"{r['ann']['vectors']:,} / "
+         f"{r['ann']['build_s']} / {r['ann']['memory_mb']}"),
+        ("**ANN recall@10 vs exact** (k=10 / top 10 of k=200; target 0.98)",
+         lambda r: f"**{r['ann']['recall_at_10']} / {r['ann']['recall_at_10_of_200']}**"),
+        ("dense search alone, exact / ANN p50 (p95), ms", lambda r: f"{r['ann']['exact_dense_ms']['p50']} "
+         f"({r['ann']['exact_dense_ms']['p95']}) / {r['ann']['ann_dense_ms']['p50']} "
+         f"({r['ann']['ann_dense_ms']['p95']})"),
         ("baseline: `vault sleep` 300 turns, no daemon, s", lambda r: f"{r['sleep_without_daemon']['seconds']}"),
     ]
     head = "| | " + " | ".join(f"{int(s):,} topics" for s in sizes) + " |"
