@@ -147,6 +147,8 @@ class Daemon:
             faults.point("model:loading")
             if self.index.embedder is not None:
                 self.index.embedder.load()
+                if self.index.embedder.fallback:  # onnx could not be used; transformers runs the model
+                    self.log.warning("embedding backend onnx unavailable: %s", self.index.embedder.fallback)
         except VaultError as exc:
             self.log.warning("%s", exc)
         except Exception:

@@ -22,8 +22,8 @@ import numpy as np
 from sheriff_vault.index.onnxmodel import load_runtime
 
 CONNECTIVITY = 16
-EXPANSION_ADD = 128
-EXPANSION_SEARCH = 64
+EXPANSION_ADD = 200
+EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses 2 x count
 
 
 class AnnIndex:
@@ -61,7 +61,7 @@ class AnnIndex:
         count = min(count, self.rows)
         if count <= 0:
             return np.zeros(0, dtype=np.int64)
-        self.graph.expansion_search = max(EXPANSION_SEARCH, count)
+        self.graph.expansion_search = max(EXPANSION_SEARCH, 2 * count)
         found = self.graph.search(np.ascontiguousarray(qvec, dtype=np.float32), count, threads=1)
         return np.asarray(found.keys, dtype=np.int64)
 
