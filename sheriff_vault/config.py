@@ -23,6 +23,7 @@ class EmbeddingSettings:
     device: str = "cpu"
     batch_size: int = 64
     enabled: bool = True
+    backend: str = "onnx"
 
 
 @dataclass
@@ -48,6 +49,9 @@ class RetrievalSettings:
     low_confidence: float = 0.45
     close_margin: float = 0.02
     mmr_lambda: float = 0.85
+    # Dense search asks an HNSW graph (index/ann.py) at or above this many vectors (~6 per topic);
+    # below it, exact cosine over all of them. 0: always exact.
+    ann_threshold: int = 100_000
 
 
 @dataclass
@@ -92,6 +96,8 @@ class SkillSettings:
 class DaemonSettings:
     debounce_ms: int = 250
     scan_interval_seconds: float = 60.0
+    autostart: bool = True
+    idle_exit_seconds: float = 1800.0
 
 
 @dataclass
@@ -117,6 +123,8 @@ _EFFORTS = {"minimal", "low", "medium", "high", "xhigh"}
 _RULES: dict[str, tuple[Any, str]] = {
     "schema_version": (lambda v: v == 1, "1 (the only schema this version knows)"),
     "embedding.batch_size": (lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
+    "embedding.backend": (lambda v: v in {"onnx", "transformers", "sentence-transformers"},
+                          "onnx, transformers or sentence-transformers"),
     "retrieval.light_k": (lambda v: 1 <= v <= 50, "an integer from 1 to 50"),
     "retrieval.deep_k": (lambda v: 1 <= v <= 200, "an integer from 1 to 200"),
     "retrieval.facts_per_topic": (lambda v: 0 <= v <= 100, "an integer from 0 (no cap) to 100"),
@@ -127,6 +135,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "retrieval.window_boost": (lambda v: v >= 1, "a number >= 1"),
     "retrieval.outside_window": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
     "retrieval.mmr_lambda": (lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+    "retrieval.ann_threshold": (lambda v: v >= 0, "a number of vectors >= 0 (0: always exact search)"),
     "retrieval.weights.bm25": (lambda v: v >= 0, "a number >= 0"),
     "retrieval.weights.embedding": (lambda v: v >= 0, "a number >= 0"),
     "retrieval.weights.alias": (lambda v: v >= 0, "a number >= 0"),
@@ -145,6 +154,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "skills.timeout_seconds": (lambda v: v > 0, "a positive number of seconds"),
     "daemon.debounce_ms": (lambda v: 0 <= v <= 60_000, "milliseconds from 0 to 60000"),
     "daemon.scan_interval_seconds": (lambda v: v > 0, "a positive number of seconds"),
+    "daemon.idle_exit_seconds": (lambda v: v >= 0, "a number of seconds >= 0 (0: never)"),
 }
 
 

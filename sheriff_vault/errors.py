@@ -107,3 +107,7 @@ class SyncError(VaultError):
 
 class CitationError(VaultError):
     """A citation does not parse, or names a file, turn or commit that is not there."""
+
+
+class ModelExportError(VaultError):
+    """The embedding model could not be exported to ONNX (`embedding.backend: onnx`)."""

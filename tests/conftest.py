@@ -14,6 +14,9 @@ from click.testing import CliRunner
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The ONNX export of the model (index/onnxmodel.py) is made once and shared, not once per test's
+# fresh HOME: it depends only on the model and the exporter's versions.
+os.environ.setdefault("SHERIFF_VAULT_CACHE_DIR", str(Path.home() / ".cache" / "sheriff-vault"))
 
 from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
 
@@ -26,9 +29,11 @@ NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the person's vault or home: SHERIFF_VAULT is unset and HOME is a fresh folder
-    (outside the test's own tmp_path, which tests list)."""
+    (outside the test's own tmp_path, which tests list). No recall starts a daemon by itself."""
     monkeypatch.delenv("SHERIFF_VAULT", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    # `vault recall` would start a daemon that outlives the test; tests of autostart delete this.
+    monkeypatch.setenv("SHERIFF_VAULT_AUTOSTART", "0")
 
 
 @pytest.fixture

@@ -21,8 +21,10 @@ README = (ROOT / "README.md").read_text()
 WINGS = {"core": 0, "store": 1, "index": 2, "retrieval": 3, "compaction": 3, "daemon": 4, "agent": 5, "cli": 6}
 OWNERS = {"tantivy": {"index/engine.py"}, "git": {"store/gitlog.py"}, "sentence_transformers": {"index/embed.py"},
           "openai": {"llm.py"}, "watchdog": {"daemon/watch.py"}, "mcp": {"agent/mcp.py"},
-          "tomlkit": {"agent/hooks.py"}, "jsonschema": {"agent/schema.py"}}
-HEAVY = {"numpy", "tantivy", "git", "openai", "sentence_transformers", "torch", "mcp"}
+          "tomlkit": {"agent/hooks.py"}, "jsonschema": {"agent/schema.py"}, "onnxruntime": {"index/onnxmodel.py"},
+          "torch": {"index/embed.py", "index/onnxmodel.py"}, "transformers": {"index/embed.py", "index/onnxmodel.py"},
+          "usearch": {"index/ann.py"}}
+HEAVY = {"numpy", "tantivy", "git", "openai", "sentence_transformers", "torch", "mcp", "onnxruntime"}
 
 
 def module_name(path: Path) -> str:

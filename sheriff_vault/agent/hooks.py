@@ -303,7 +303,7 @@ def _transcript(payload: dict[str, Any]) -> Path | None:
 
 
 def _sleep_transcript(vault: Vault, payload: dict[str, Any]) -> str:
-    from sheriff_vault.compaction.compact import sleep
+    from sheriff_vault.daemon.client import sleep
     from sheriff_vault.store.transcripts import read_file
 
     path = _transcript(payload)

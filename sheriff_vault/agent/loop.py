@@ -150,7 +150,7 @@ class Agent:
         reply.text = llm.output_text(response).strip() or "(no answer)"
         append_turns(self.vault, [Turn("assistant", reply.text, self.now())], self.now())
         if sum(len(t.content) for t in load_buffer(self.vault)) > self.vault.config.agent.sleep_after_chars:
-            from sheriff_vault.compaction.compact import sleep
+            from sheriff_vault.daemon.client import sleep
 
             slept = sleep(self.vault, now=self.now())
             reply.slept = {"commit": slept.commit, "compacted": slept.compacted, "wake": slept.wake}

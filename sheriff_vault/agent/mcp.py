@@ -219,7 +219,7 @@ def build_server(root: Path) -> MCPServer:
         """Compact the conversation into topics now, as one git commit, keeping the last turns as the
         tail. Sleeping a transcript again after it grew sleeps only the new turns. Returns the topics
         created and updated and the commit."""
-        from sheriff_vault.compaction.compact import sleep as do_sleep
+        from sheriff_vault.daemon.client import sleep as do_sleep
 
         vault = _open(root)
         turns = None

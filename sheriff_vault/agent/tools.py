@@ -195,7 +195,7 @@ class Toolbox:
         return link_topics(self.vault, ends["from"], ends["to"], type, weight_delta).to_json()
 
     def memory_sleep(self) -> dict:
-        from sheriff_vault.compaction.compact import sleep
+        from sheriff_vault.daemon.client import sleep
 
         result = sleep(self.vault, now=self.now())
         return {k: v for k, v in result.to_json().items() if k not in ("subjects",)}

@@ -48,7 +48,7 @@ def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: in
 
         reply = recall_as_of(vault, as_of, text, budget=budget, **kwargs)
     else:
-        reply = recall_reply(vault, text, use_daemon=not no_daemon, budget=budget, **kwargs)
+        reply = recall_reply(vault, text, use_daemon=not no_daemon, autostart=not no_daemon, budget=budget, **kwargs)
     for warning in reply.json.get("warnings", []):
         click.echo(f"warning: {warning}", err=True)
     if as_json:
@@ -108,17 +108,20 @@ def _print_stats(stats: dict, as_json: bool) -> None:
 @click.option("--foreground", is_flag=True, help="Run in this terminal (for systemd, tmux or debugging).")
 @click.option("--status", "show_status", is_flag=True, help="Say whether a daemon runs for this vault.")
 @click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
+@click.option("--autostarted", is_flag=True, hidden=True,
+              help="Started by recall: exit after daemon.idle_exit_seconds without a request.")
 @json_option
 @with_vault
-def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, as_json: bool) -> None:
+def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, autostarted: bool, as_json: bool) -> None:
     """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
 
-    Starts in the background; logs go to .vault/logs/daemon.log.
+    Starts in the background and returns once the model is loaded; logs go to .vault/logs/daemon.log.
+    `vault recall` starts one by itself when none runs (daemon.autostart in vault.yaml).
     """
-    from sheriff_vault.daemon import watch as daemon
+    from sheriff_vault.daemon import lifecycle
 
     if show_status:
-        state = daemon.status(vault)
+        state = lifecycle.status(vault)
         if as_json:
             emit_json({"running": bool(state), **(state or {})})
         else:
@@ -127,16 +130,18 @@ def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, as_j
             sys.exit(1)
         return
     if do_stop:
-        stopped = daemon.stop(vault)
+        stopped = lifecycle.stop(vault)
         if as_json:
             emit_json({"stopped": stopped})
         else:
             click.echo("stopped" if stopped else "not running")
         return
     if foreground:
-        daemon.Daemon(vault).run()
+        from sheriff_vault.daemon.watch import Daemon
+
+        Daemon(vault, idle_exit=vault.config.daemon.idle_exit_seconds if autostarted else 0.0).run()
         return
-    info = daemon.start_background(vault)
+    info = lifecycle.start_background(vault)
     if as_json:
         emit_json(info)
     else:

@@ -57,7 +57,7 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
     turns join the vault's buffer first, and turns already slept are skipped, so sleeping a grown
     transcript again sleeps only the new part. Without BUFFER the vault's own buffer (filled by `vault note`) is slept.
     """
-    from sheriff_vault.compaction.compact import sleep
+    from sheriff_vault.daemon.client import sleep
     from sheriff_vault.store import transcripts
 
     turns = None

@@ -13,12 +13,18 @@ from sheriff_vault.daemon import rpc
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS, RecallReply, check_budget
 
 if TYPE_CHECKING:
+    from sheriff_vault.compaction.compact import SleepResult
+    from sheriff_vault.store.buffer import Turn
     from sheriff_vault.store.vault import Vault
 
 
-def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | None = None,
+def recall(vault: Vault, query: str, *, use_daemon: bool = True, autostart: bool = False, budget: int | None = None,
            **kwargs: Any) -> RecallReply:
-    """Recall `query` (see retrieval/ranking.py for the keyword arguments) within `budget` characters."""
+    """Recall `query` (see retrieval/ranking.py for the keyword arguments) within `budget` characters.
+
+    `autostart` (what `vault recall` passes): with no daemon running, start one in the background
+    if the vault allows it (see lifecycle.autostart) and ask it; while its model loads it answers
+    from BM25 alone, with `via` "bm25-only, warming"."""
     budget = check_budget(budget or vault.config.retrieval.budget)
     notes = []
     if len(query) > MAX_QUERY_CHARS:
@@ -28,8 +34,13 @@ def recall(vault: Vault, query: str, *, use_daemon: bool = True, budget: int | N
     if use_daemon:
         args = {**kwargs, "query": query, "budget": budget, "now": timewin.to_iso(now) if now else None}
         found = rpc.call(vault, "recall", args)
+        if found is None and autostart:
+            from sheriff_vault.daemon.lifecycle import autostart as start_daemon
+
+            if start_daemon(vault):
+                found = rpc.call(vault, "recall", args)
         if found is not None:
-            reply = RecallReply.from_dict(found, "daemon")
+            reply = RecallReply.from_dict(found, found.get("via") or "daemon")
             reply.json["warnings"] = notes + reply.json.get("warnings", [])
             return reply
     from sheriff_vault.retrieval.ranking import recall as recall_here
@@ -51,9 +62,14 @@ def embed(vault: Vault, texts: list[str], *, use_daemon: bool = True) -> Any:
     if not vault.config.embedding.enabled or not texts:
         return None
     if use_daemon:
-        found = rpc.call(vault, "embed", {"texts": texts})
-        if found is not None:
-            return None if found.get("vectors") is None else np.asarray(found["vectors"], dtype=np.float32)
+        from sheriff_vault.daemon.remote_embed import decoded
+
+        try:
+            found = rpc.call(vault, "embed", {"texts": [t[:2000] for t in texts]}, timeout=300)
+        except VaultError:
+            found = None  # a daemon without a model: load it here
+        if found and found.get("vectors"):
+            return np.array(decoded(found["vectors"], int(found["dim"]), len(texts)), dtype=np.float32)
     try:
         embedder = Embedder.from_settings(vault.config.embedding)
         return embedder.encode([t[:2000] for t in texts])
@@ -115,5 +131,30 @@ def rebuild(vault: Vault, *, progress: Callable[[str, int, int], None] | None = 
     index = Index(vault, log=log)
     try:
         return index.rebuild(progress=progress).to_json() | {"via": "process"}
+    finally:
+        index.close()
+
+
+def sleep(vault: Vault, turns: list[Turn] | None = None, **kwargs: Any) -> SleepResult:
+    """compaction.compact.sleep, embedding with the daemon's model when a daemon answers (so this
+    process never loads one); same arguments, same result."""
+    from sheriff_vault.compaction.compact import sleep as sleep_here
+
+    given = kwargs.get("index")
+    if given is not None:
+        return sleep_here(vault, turns, **kwargs)
+    kwargs.pop("index", None)
+    if not vault.config.embedding.enabled or rpc.call(vault, "ping") is None:
+        return sleep_here(vault, turns, **kwargs)
+    from sheriff_vault.daemon.remote_embed import DaemonEmbedder
+    from sheriff_vault.index.embed import Embedder
+    from sheriff_vault.index.engine import Index
+
+    local = Embedder.from_settings(vault.config.embedding)
+    if type(local) is not Embedder:  # the hash embedder: nothing to save
+        return sleep_here(vault, turns, **kwargs)
+    index = Index(vault, DaemonEmbedder(vault, local))
+    try:
+        return sleep_here(vault, turns, **kwargs, index=index)
     finally:
         index.close()

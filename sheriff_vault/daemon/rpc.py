@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 STATE_FILE = "daemon.json"
 PID_FILE = "daemon.pid"
 MAX_REPLY = 64 * 1024 * 1024
+# In daemon.json. 2: recall takes `now_text` (--now as typed) and `embed` exists; the fast client
+# (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
+PROTOCOL = 2
 
 
 def socket_path_for(vault: Vault) -> Path:

@@ -13,7 +13,6 @@ import logging.handlers
 import os
 import signal
 import socketserver
-import sys
 import threading
 import time
 import traceback
@@ -21,22 +20,28 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sheriff_vault import faults
 from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
 from sheriff_vault.index.embed import Embedder
 from sheriff_vault.index.engine import Index
-from sheriff_vault.store.fsutil import atomic_write, remove
+from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.locks import FileLock
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 IGNORED_TOP = {".git", ".vault"}
+WARMING = "bm25-only, warming"  # `via` of a recall answered while the model still loads
 
 
 class Daemon:
-    def __init__(self, vault: Vault) -> None:
+    """`idle_exit`: seconds without a request after which the daemon stops by itself (0: never);
+    autostarted daemons get `daemon.idle_exit_seconds`, a `vault watch` runs until stopped."""
+
+    def __init__(self, vault: Vault, *, idle_exit: float = 0.0) -> None:
         self.vault = vault
         cfg = vault.config
         self.debounce = cfg.daemon.debounce_ms / 1000
@@ -52,8 +57,15 @@ class Daemon:
         self._index_inode: int | None = None
         self.stopping = threading.Event()
         self.warm = threading.Event()
+        # Set once the model is loaded (or failed to load, or there is none): until then recall
+        # answers from BM25 alone and new documents wait for their vectors (see Index.defer_embedding).
+        self.model_ready = threading.Event()
+        if self.index.embedder is None or self.index.embedder.loaded:
+            self.model_ready.set()
+        self.index.defer_embedding = not self.model_ready.is_set()
+        self.idle_exit = idle_exit
+        self.last_request = time.monotonic()
         self.batches = 0
-        self._embedded: dict[str, list[float]] = {}
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
@@ -119,23 +131,47 @@ class Daemon:
         return True
 
     def _warm_up(self) -> None:
-        """Catch up with the files and load the model, after the socket already answers: a big
-        vault's first catch-up takes minutes, and `vault watch` should not wait for it."""
+        """Catch up with the files after the socket already answers: a big vault's first catch-up
+        takes minutes, and `vault watch` should not wait for it. The model loads meanwhile in
+        its own thread (`_load_model`); documents read before it is up get their vectors after."""
         try:
             self.flush()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
-        if self.index.embedder is not None:
-            try:
-                self.index.embedder.load()
-            except VaultError as exc:
-                self.log.warning("%s", exc)
         self.warm.set()
+
+    def _load_model(self) -> None:
+        """Load the model while BM25 already answers; then let the worker embed what waited."""
+        started = time.monotonic()
+        try:
+            faults.point("model:loading")
+            if self.index.embedder is not None:
+                self.index.embedder.load()
+                if self.index.embedder.fallback:  # onnx could not be used; transformers runs the model
+                    self.log.warning("embedding backend onnx unavailable: %s", self.index.embedder.fallback)
+        except VaultError as exc:
+            self.log.warning("%s", exc)
+        except Exception:
+            self.log.error("loading the model failed:\n%s", traceback.format_exc())
+        finally:
+            self.index.defer_embedding = False
+            self.model_ready.set()
+            self.log.info("model ready in %.2fs", time.monotonic() - started)
+            with self.cond:
+                self.full_scan = True
+                self.cond.notify_all()
+
+    def _idle(self) -> bool:
+        return bool(self.idle_exit) and time.monotonic() - self.last_request > self.idle_exit
 
     def _worker(self) -> None:
         self._warm_up()
         last_scan = time.monotonic()
         while not self.stopping.is_set():
+            if self._idle():
+                self.log.info("no request for %.0fs; exiting", self.idle_exit)
+                self.stop()
+                return
             with self.cond:
                 self.cond.wait(timeout=0.5)
                 quiet = time.monotonic() - self.last_event >= self.debounce
@@ -154,6 +190,7 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         op, args = request.get("op"), request.get("args") or {}
+        self.last_request = time.monotonic()
         try:
             return {"ok": True, "result": self._dispatch(op, args)}
         except VaultError as exc:
@@ -165,7 +202,7 @@ class Daemon:
 
     def _dispatch(self, op: str | None, args: dict) -> Any:
         if op == "ping":
-            return {"pid": os.getpid()}
+            return {"pid": os.getpid(), "ready": self.model_ready.is_set()}
         if op == "status":
             with self.work:
                 if self._reopen_if_replaced():
@@ -182,20 +219,37 @@ class Daemon:
                              "socket": str(self.socket_path), "pending": pending, "warming_up": not self.warm.is_set()}
         if op == "recall":
             from sheriff_vault.retrieval.ranking import recall
-            from sheriff_vault.timewin import parse_instant
+            from sheriff_vault.timewin import parse_instant, to_iso
 
+            if args.get("now_text"):  # --now as typed (the fast client): read in the vault's time zone
+                args["now"] = to_iso(parse_instant(args["now_text"], self.vault.config.timezone))
             flushed = self.flush()
+            hybrid = self.model_ready.is_set()
             with self.work:
                 now = parse_instant(args["now"]) if args.get("now") else None
                 result = recall(self.vault, args["query"], index=self.index, tail=args.get("tail", ""),
                                 k=args.get("k"), deep=bool(args.get("deep")), since=args.get("since"),
-                                until=args.get("until"), now=now, explain=bool(args.get("explain")), refresh=False)
+                                until=args.get("until"), now=now, explain=bool(args.get("explain")), refresh=False,
+                                dense=hybrid)
             if flushed:
                 result.caught_up = flushed.changed + flushed.removed
             budget = int(args.get("budget") or self.vault.config.retrieval.budget)
-            return result.reply(budget, explain=bool(args.get("explain")), via="daemon").to_dict()
-        if op == "embed":
-            return {"vectors": self.embed([str(t) for t in args.get("texts") or []][:256])}
+            via = "daemon" if hybrid else WARMING
+            return result.reply(budget, explain=bool(args.get("explain")), via=via).to_dict()
+        if op == "embed":  # vectors for another process's work (sleep), from the model held here
+            from sheriff_vault.daemon.remote_embed import encoded
+            from sheriff_vault.index.embed import Embedder as _Embedder
+
+            embedder = self.index.embedder
+            if embedder is None or type(embedder) is not _Embedder:
+                raise DaemonError("this daemon holds no embedding model")
+            if args.get("model_id") not in (None, embedder.model_id):
+                raise DaemonError(f"this daemon holds {embedder.model_id}, not {args.get('model_id')}")
+            self.model_ready.wait(timeout=300)
+            texts = [str(t) for t in args.get("texts") or []]
+            vecs = embedder.encode(texts) if texts else None
+            return {"model_id": embedder.model_id, "dim": embedder.dim,
+                    "vectors": encoded(vecs) if vecs is not None else ""}
         if op == "reindex":
             paths = args.get("paths")
             if paths is None:
@@ -213,22 +267,6 @@ class Daemon:
             threading.Thread(target=self.stop, daemon=True).start()
             return {"stopping": True}
         raise DaemonError(f"unknown request {op!r}")
-
-    def embed(self, texts: list[str]) -> list[list[float]] | None:
-        """Vectors for short texts (skill routing) from the model this daemon holds; texts seen
-        before come from a small cache. None when embeddings are off or the model will not load."""
-        embedder = self.index.embedder
-        if embedder is None:
-            return None
-        todo = [t for t in dict.fromkeys(texts) if t not in self._embedded]
-        try:
-            vecs: Any = embedder.encode([t[:2000] for t in todo]) if todo else []
-        except VaultError:
-            return None
-        if len(self._embedded) > 2000:
-            self._embedded.clear()
-        self._embedded.update({t: [round(float(x), 6) for x in v] for t, v in zip(todo, vecs, strict=True)})
-        return [self._embedded[t] for t in texts]
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:
@@ -263,7 +301,7 @@ class Daemon:
             state = rpc.read_state(self.vault) or {}
             raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
                               hint="`vault watch --stop` stops it") from None
-        _clean_stale(self.vault, self.socket_path)
+        clean_stale(self.vault, self.socket_path)
         daemon = self
 
         class Handler(FileSystemEventHandler):
@@ -285,11 +323,13 @@ class Daemon:
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         try:
             state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
-                     "vault": str(self.vault.root)}
+                     "vault": str(self.vault.root), "protocol": rpc.PROTOCOL}
             atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
             atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
             self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
             threading.Thread(target=self._worker, name="indexer", daemon=True).start()
+            if not self.model_ready.is_set():
+                threading.Thread(target=self._load_model, name="model", daemon=True).start()
             self.server.serve_forever(poll_interval=0.2)
         finally:
             self.stopping.set()
@@ -298,7 +338,7 @@ class Daemon:
             self.server.server_close()
             with self.work:
                 self.index.close()
-            _clean_stale(self.vault, self.socket_path)
+            clean_stale(self.vault, self.socket_path)
             self.log.info("stopped")
             self._lock.release()
 
@@ -320,11 +360,6 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
 
 
-def _clean_stale(vault: Vault, socket_path: Path) -> None:
-    for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
-        remove(path)
-
-
 def _logger(vault: Vault) -> logging.Logger:
     log = logging.getLogger(f"sheriff_vault.watch.{vault.root}")
     if not log.handlers:
@@ -335,75 +370,3 @@ def _logger(vault: Vault) -> logging.Logger:
         log.setLevel(logging.INFO)
         log.propagate = False
     return log
-
-
-def start_background(vault: Vault, timeout: float = 60.0) -> dict:
-    """Start `vault watch --foreground` detached and wait until it answers."""
-    import subprocess
-
-    if (running := status(vault)) is not None:
-        return running | {"already": True}
-    vault.logs.mkdir(parents=True, exist_ok=True)
-    # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
-    # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
-    # median latency (see Daemon.run and benchmarks/RESULTS.md). Two malloc arenas, not one per
-    # request thread: each arena keeps its freed pages, and they added up in resident memory.
-    # The environment can override all three.
-    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"} | dict(os.environ)
-    with open(vault.logs / "daemon.out", "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault",
-                                 str(vault.root)], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                start_new_session=True, cwd=vault.root, env=env)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = (vault.logs / "daemon.out").read_text(errors="replace").strip().splitlines()[-3:]
-            raise DaemonError("the watch daemon exited at start: " + " / ".join(tail),
-                              hint="see .vault/logs/daemon.out")
-        try:
-            reply = rpc.call(vault, "ping", timeout=2)
-        except DaemonError:
-            reply = None
-        if reply and reply.get("pid") == proc.pid:
-            return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False}
-        time.sleep(0.1)
-    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s", hint="see .vault/logs/daemon.log")
-
-
-def status(vault: Vault) -> dict | None:
-    state = rpc.read_state(vault)
-    if not state:
-        return None
-    if not rpc.pid_alive(int(state.get("pid", 0))):
-        return None
-    try:
-        reply = rpc.call(vault, "ping", timeout=5)
-    except DaemonError:
-        return None
-    return state if reply else None
-
-
-def stop(vault: Vault, timeout: float = 30.0) -> bool:
-    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket."""
-    state = rpc.read_state(vault)
-    if not state:
-        return False
-    pid = int(state.get("pid", 0))
-    if not rpc.pid_alive(pid):
-        _clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
-        return False
-    try:
-        rpc.call(vault, "stop", timeout=5)
-    except DaemonError:
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while rpc.pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
-    if rpc.pid_alive(pid):
-        raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
-                          hint=f"kill {pid}")
-    return True

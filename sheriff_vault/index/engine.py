@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -117,6 +118,16 @@ class Index:
         self._tail: Tail | None = None  # the matrix buffer and how many rows are written into it
         self._strings: dict[str, str] = {}  # one copy of each path, kind, date and name string in memory
         self.embedding_warning: str | None = None
+        # True while a daemon loads the model in the background: new documents are indexed for
+        # BM25 at once and marked `vectors_missing`; the refresh after the model is up embeds them.
+        self.defer_embedding = False
+        # Above retrieval.ann_threshold vectors, dense search asks an HNSW graph (index/ann.py).
+        # `ann_background`: build the graph in a thread and answer exactly meanwhile (the daemon);
+        # False: build it before answering (tests, the benchmark).
+        self.ann_background = True
+        self._ann: Any = None
+        self._ann_lock = threading.Lock()
+        self._ann_building = False
 
     # -- opening --------------------------------------------------------------------------------
     def lock(self, timeout: float = 120.0) -> FileLock:
@@ -179,6 +190,7 @@ class Index:
         if self._vectors is not None:
             self._vectors.close()
         self._db, self._tindex, self._vectors, self._snapshot, self._tail = None, None, None, None, None
+        self._ann = None
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -200,7 +212,11 @@ class Index:
             return None
         if self._vectors is None:
             try:
-                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id) or self.embedder.dim
+                dim = VectorCache.known_dim(self.embeddings_dir, self.embedder.model_id)
+                if dim is None:
+                    if self._deferring():  # the size would load the model; no vectors yet anyway
+                        return None
+                    dim = self.embedder.dim
             except EmbeddingUnavailable as exc:
                 if self.embedding_warning is None:
                     self.embedding_warning = str(exc)
@@ -256,7 +272,11 @@ class Index:
         return not changed and not removed and not self.meta("pending") and not self._missing_vectors()
 
     def _missing_vectors(self) -> bool:
-        return self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
+        return (self.meta("vectors_missing") == "1" and self.embedder is not None and self.embedding_warning is None
+                and not self._deferring())
+
+    def _deferring(self) -> bool:
+        return self.defer_embedding and self.embedder is not None and not self.embedder.loaded
 
     def refresh(self, paths: Iterable[str] | None = None, *, progress: Progress | None = None,
                 lock_timeout: float = 120.0, head: str | None = None) -> UpdateStats:
@@ -443,8 +463,11 @@ class Index:
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
                progress: Progress | None) -> dict[str, str]:
         """Content hashes of each doc's vector, embedding only texts the cache has not seen."""
-        cache = self.vectors()
         db = self.db
+        if self._deferring():
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
+            return {}
+        cache = self.vectors()
         if cache is None or self.embedder is None:
             if self.embedder is not None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
@@ -551,25 +574,82 @@ class Index:
                 self.log(f"warning: {exc}")
             return None
 
-    def dense(self, qvec: np.ndarray | None, limit: int = 200) -> list[tuple[str, float]]:
-        """Top documents by cosine similarity (brute force over the normalised matrix)."""
+    def dense(self, qvec: np.ndarray | None, limit: int = 200, *, exact: bool = False) -> list[tuple[str, float]]:
+        """Top documents by cosine similarity: brute force over the normalised matrix, or, above
+        `retrieval.ann_threshold` vectors (and unless `exact`), the HNSW graph's candidates
+        re-scored against the matrix (index/ann.py)."""
         snap = self.snapshot()
         if qvec is None or not snap.vec_ids:
             return []
-        scores = snap.matrix @ qvec
-        if len(snap.dead):
-            scores[snap.dead] = -np.inf
         k = min(limit, snap.vectors)
         if k <= 0:
             return []
-        top = np.argpartition(-scores, k - 1)[:k]
+        rows = None if exact else self._ann_candidates(snap, qvec, k)
+        if rows is None:
+            rows = np.arange(len(snap.vec_ids))
+            scores = snap.matrix @ qvec
+            if len(snap.dead):
+                scores[snap.dead] = -np.inf
+        else:
+            scores = snap.matrix[rows] @ qvec
+            k = min(k, len(rows))
         # Ties at the cut and in the order go to the lower row, so the answer does not depend on
         # how the matrix is laid out (a patched snapshot and a fresh load give the same list).
-        kth = scores[top].min()
-        above = np.flatnonzero(scores > kth)
-        top = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
-        top = top[np.lexsort((top, -scores[top]))]
-        return [(snap.vec_ids[i], float(scores[i])) for i in top]
+        if len(rows) > k:
+            top = np.argpartition(-scores, k - 1)[:k]
+            kth = scores[top].min()
+            above = np.flatnonzero(scores > kth)
+            ties = np.flatnonzero(scores == kth)
+            top = np.concatenate([above, ties[np.argsort(rows[ties], kind="stable")][: k - len(above)]])
+        else:
+            top = np.arange(len(rows))
+        top = top[np.lexsort((rows[top], -scores[top]))]
+        return [(snap.vec_ids[rows[i]], float(scores[i])) for i in top]
+
+    def _ann_candidates(self, snap: Snapshot, qvec: np.ndarray, k: int) -> np.ndarray | None:
+        """Live rows the graph finds nearest `qvec` (sorted, unique), or None: answer exactly
+        (below the threshold, or while the graph for this matrix is still being built)."""
+        threshold = self.cfg.retrieval.ann_threshold
+        if not threshold or snap.vectors < threshold:
+            return None
+        from sheriff_vault.index.ann import AnnIndex
+
+        with self._ann_lock:
+            ann = self._ann
+            if ann is None or not ann.serves(snap.matrix):
+                if self.ann_background:
+                    self._start_ann_build(snap)
+                    return None
+                ann = self._ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
+            ann.extend(snap.matrix)  # rows a patched snapshot appended since (a few, when any)
+            found = ann.search(qvec, max(k, 64) + len(snap.dead))  # re-scoring 64 rows costs nothing
+        n = len(snap.vec_ids)
+        found = np.unique(found[(found >= 0) & (found < n)])
+        if len(snap.dead):
+            found = found[~np.isin(found, snap.dead)]
+        return found
+
+    def _start_ann_build(self, snap: Snapshot) -> None:
+        """Build the graph for `snap`'s matrix in a thread (call holding _ann_lock); one at a time."""
+        if self._ann_building:
+            return
+        self._ann_building = True
+        matrix = snap.matrix  # rows already written never change (snapshot.patched appends after them)
+
+        def build() -> None:
+            from sheriff_vault.index.ann import AnnIndex
+
+            try:
+                ann = AnnIndex(AnnIndex.root(matrix), matrix.shape[1], threads=1)
+                ann.extend(matrix)
+                with self._ann_lock:
+                    self._ann = ann
+            except Exception as exc:  # dense search stays exact
+                self.log(f"warning: building the ANN index failed: {type(exc).__name__}: {exc}")
+            finally:
+                self._ann_building = False
+
+        threading.Thread(target=build, name="ann-build", daemon=True).start()
 
     def file_errors(self) -> list[str]:
         """Why each file the index skipped was skipped (a topic with broken YAML, say): every

@@ -59,8 +59,10 @@ def without_people(text: str, people: set[str]) -> str:
 
 def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
            deep: bool = False, since: str | None = None, until: str | None = None, now: dt.datetime | None = None,
-           explain: bool = False, refresh: bool = True) -> RecallResult:
-    """Rank topics and facts for `query` (see module docstring). Catches the index up first."""
+           explain: bool = False, refresh: bool = True, dense: bool = True) -> RecallResult:
+    """Rank topics and facts for `query` (see module docstring). Catches the index up first.
+    `dense=False` skips the query's embedding (BM25 and aliases only: a daemon whose model is
+    still loading answers so)."""
     from sheriff_vault.store.packets import latest_slept_at
     from sheriff_vault.store.sleeps import commit_range, sleep_times
 
@@ -86,7 +88,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         sleeps = sleep_times(vault, now) if timewin.mentions_sleep(asked) else []
         window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
         search_text = _search_text(query, window, snap)
-        qvec = _query_vector(index, search_text, tail)
+        qvec = _query_vector(index, search_text, tail) if dense else None
         ranker = _Ranker(snap, cfg, now, window, qvec, query)
         ranker.explain = explain
         ranker.add_hits(*_search(index, search_text, qvec, window))

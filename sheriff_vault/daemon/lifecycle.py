@@ -1,0 +1,146 @@
+"""Starting, finding and stopping the watch daemon from another process, and autostart.
+
+Kept free of numpy, tantivy, watchdog and the model: `vault recall` calls `autostart` on its way to
+the socket. Exactly one daemon runs per vault: starters queue on `.vault/daemon.start.lock`, and
+the daemon itself holds `.vault/daemon.lock` while it runs (a second one exits at once).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sheriff_vault.daemon import rpc
+from sheriff_vault.errors import DaemonError, VaultError
+from sheriff_vault.store.fsutil import remove
+from sheriff_vault.store.locks import FileLock
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.vault import Vault
+
+AUTOSTART_ENV = "SHERIFF_VAULT_AUTOSTART"
+START_LOCK = "daemon.start.lock"
+
+
+def autostart_enabled(vault: Vault) -> bool:
+    """SHERIFF_VAULT_AUTOSTART=0/1 when set, else `daemon.autostart` in vault.yaml."""
+    value = os.environ.get(AUTOSTART_ENV, "").strip().lower()
+    if value in ("0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    return vault.config.daemon.autostart
+
+
+def autostart(vault: Vault, timeout: float = 30.0) -> bool:
+    """Make sure a daemon answers for `vault`, starting one in the background if autostart is on
+    and none runs. Returns True when one answers; its model may still be loading (it then
+    answers recall from BM25 alone). Racing callers start exactly one daemon between them."""
+    if not autostart_enabled(vault):
+        return False
+    lock = FileLock(vault.cache / START_LOCK, what="daemon start", timeout=timeout)
+    try:
+        lock.acquire()
+    except VaultError:
+        return status(vault) is not None
+    try:
+        if status(vault) is not None:
+            return True
+        start_background(vault, timeout=timeout, wait_ready=False, autostarted=True)
+        return True
+    except DaemonError:
+        return False
+    finally:
+        lock.release()
+
+
+def start_background(vault: Vault, timeout: float = 60.0, *, wait_ready: bool = True,
+                     autostarted: bool = False) -> dict:
+    """Start `vault watch --foreground` detached and wait until it answers (and, with
+    `wait_ready`, until its model is loaded, so the next recall is the full hybrid one)."""
+    if (running := status(vault)) is not None:
+        return running | {"already": True}
+    vault.logs.mkdir(parents=True, exist_ok=True)
+    # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
+    # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
+    # median latency (see Daemon.run and benchmarks/RESULTS.md). Two malloc arenas, not one per
+    # request thread: each arena keeps its freed pages, and they added up in resident memory.
+    # The environment can override all three.
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"} | dict(os.environ)
+    cmd = [sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault", str(vault.root)]
+    if autostarted:
+        cmd.append("--autostarted")
+    started = time.monotonic()
+    with open(vault.logs / "daemon.out", "ab") as out:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
+                                cwd=vault.root, env=env)
+    deadline = started + timeout
+    answered = False
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = (vault.logs / "daemon.out").read_text(errors="replace").strip().splitlines()[-3:]
+            raise DaemonError("the watch daemon exited at start: " + " / ".join(tail),
+                              hint="see .vault/logs/daemon.out")
+        try:
+            reply = rpc.call(vault, "ping", timeout=2)
+        except DaemonError:
+            reply = None
+        if reply and reply.get("pid") == proc.pid:
+            answered = True
+            if not wait_ready or reply.get("ready", True):
+                return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False,
+                        "ready": bool(reply.get("ready", True)), "seconds": round(time.monotonic() - started, 2)}
+        time.sleep(0.05)
+    if answered:  # up, but the model took longer than `timeout` to load: recall still answers
+        return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False, "ready": False,
+                "seconds": round(time.monotonic() - started, 2)}
+    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s", hint="see .vault/logs/daemon.log")
+
+
+def status(vault: Vault) -> dict | None:
+    """The running daemon's state (pid, socket, ...), or None when none answers."""
+    state = rpc.read_state(vault)
+    if not state:
+        return None
+    if not rpc.pid_alive(int(state.get("pid", 0))):
+        return None
+    try:
+        reply = rpc.call(vault, "ping", timeout=5)
+    except DaemonError:
+        return None
+    return state if reply else None
+
+
+def clean_stale(vault: Vault, socket_path: Path) -> None:
+    for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
+        remove(path)
+
+
+def stop(vault: Vault, timeout: float = 30.0) -> bool:
+    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket."""
+    state = rpc.read_state(vault)
+    if not state:
+        return False
+    pid = int(state.get("pid", 0))
+    if not rpc.pid_alive(pid):
+        clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
+        return False
+    try:
+        rpc.call(vault, "stop", timeout=5)
+    except DaemonError:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while rpc.pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    if rpc.pid_alive(pid):
+        raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
+                          hint=f"kill {pid}")
+    return True
