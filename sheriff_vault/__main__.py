@@ -23,6 +23,7 @@ VALUED = {"--vault", "--now", "--k", "--since", "--until", "--budget"}
 RANGES = {"--k": (1, 200), "--budget": (100, 10_000_000)}  # as cli/recall.py declares them
 PROTOCOL = 2  # daemon/rpc.py PROTOCOL this client needs (`now_text`)
 MAX_QUERY_CHARS = 4000  # retrieval/reply.py: longer queries get a note from the full path
+HOOK_BUDGET, HOOK_CONTEXT_CAP = 3_000, 9_000  # agent/hooks.py PROMPT_BUDGET, CONTEXT_CAP
 
 
 def main() -> NoReturn:
@@ -31,6 +32,8 @@ def main() -> NoReturn:
         code = fast_recall(args[1:])
         if code is not None:
             sys.exit(code)
+    if args[:2] == ["hook", "claude-code"]:
+        fast_prompt_hook(args[2:])
     from sheriff_vault.cli import main as full_cli
 
     full_cli()
@@ -70,6 +73,58 @@ def fast_recall(args: list[str]) -> int | None:
     except BrokenPipeError:
         pass
     return 0
+
+
+def fast_prompt_hook(args: list[str]) -> None:
+    """Claude Code's UserPromptSubmit hook answered from a running daemon (the prompt waits on it:
+    agent/hooks.py has the same rules). Any other event, or no daemon, goes on to the full CLI with
+    the same stdin; this returns only in that case."""
+    import io
+    import time
+
+    started = time.monotonic()
+    text = sys.stdin.read()
+    root = _find_vault(args[1]) if len(args) == 2 and args[0] == "--vault" else None
+    try:
+        import json
+
+        payload = json.loads(text or "{}")
+        prompt = str(payload.get("prompt") or "").strip() if isinstance(payload, dict) else ""
+        event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    except ValueError:
+        event, prompt = None, ""
+    if root is None or event != "UserPromptSubmit" or os.path.exists(os.path.join(root, ".vault", "journal.json")):
+        sys.stdin = io.StringIO(text)
+        return
+    outcome, out = "skipped", ""
+    if len(prompt) >= 3 and not prompt.startswith("/"):
+        reply = _ask(root, {"op": "recall", "args": {
+            "tail": "", "k": None, "deep": False, "since": None, "until": None, "now": None, "now_text": None,
+            "explain": False, "query": prompt[:MAX_QUERY_CHARS], "budget": HOOK_BUDGET}})
+        if reply is None:
+            sys.stdin = io.StringIO(text)
+            return
+        if reply["json"].get("topics"):
+            markdown = reply["markdown"]
+            if len(markdown) > HOOK_CONTEXT_CAP:
+                markdown = markdown[: HOOK_CONTEXT_CAP - 40].rsplit("\n", 1)[0] + "\n(memory cut short here)"
+            out = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": markdown}},
+                             ensure_ascii=False)
+            outcome = f"recalled via {reply.get('via') or 'daemon'}"
+        else:
+            outcome = "nothing recalled"
+    try:
+        if out:
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+        from sheriff_vault.store.logs import append_log
+
+        append_log(os.path.join(root, ".vault", "logs"), "hooks", {
+            "host": "claude-code", "event": event, "outcome": outcome, "error": "", "fast": True,
+            "duration_ms": round((time.monotonic() - started) * 1000)})
+    except BaseException:  # noqa: B036  (the host must never see a failure)
+        pass
+    sys.exit(0)
 
 
 def _parse(args: list[str]) -> tuple[dict, list[str]] | None:

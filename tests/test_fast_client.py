@@ -102,3 +102,38 @@ def test_the_fast_client_and_the_daemon_agree_on_the_protocol():
     from sheriff_vault.daemon import rpc
 
     assert fast.PROTOCOL == rpc.PROTOCOL
+
+
+def prompt_event(prompt: str, cwd: str) -> str:
+    return json.dumps({"session_id": "s1", "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
+                       "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+
+
+def test_the_prompt_hook_answers_from_the_daemon_like_the_full_hook(daemon):
+    """Claude Code's UserPromptSubmit hook waits on the prompt: with a daemon up it is answered
+    without click or the library, with the same added context the full hook prints, and logged."""
+    event = prompt_event("how did the migration dry run go?", str(daemon.root))
+    hook = ("hook", "claude-code", "--vault", str(daemon.root))
+    fast = subprocess.run([*FAST, *hook], input=event, capture_output=True, text=True, timeout=120)
+    full = subprocess.run([*FULL_CLI, *hook], input=event, capture_output=True, text=True, timeout=120)
+    assert fast.returncode == full.returncode == 0, (fast.stderr[-2000:], full.stderr[-2000:])
+    assert fast.stdout == full.stdout
+    context = json.loads(fast.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "UserPromptSubmit" and "## " in context["additionalContext"]
+    assert "click" not in imported(fast.stderr) and "numpy" not in imported(fast.stderr)
+    logged = [json.loads(line) for line in (daemon.root / ".vault" / "logs" / "hooks.jsonl").read_text().splitlines()]
+    assert [e.get("fast", False) for e in logged] == [True, False]
+    assert {e["outcome"] for e in logged} == {"recalled via daemon"}
+
+
+@pytest.mark.parametrize("event", [
+    {"hook_event_name": "SessionStart", "source": "startup"},   # not the prompt: the full hook decides
+    {"hook_event_name": "UserPromptSubmit", "prompt": "/help"},  # a slash command: nothing added
+    "not json at all",
+])
+def test_other_hook_input_gets_what_the_full_hook_prints(daemon, event):
+    text = event if isinstance(event, str) else json.dumps(event)
+    hook = ("hook", "claude-code", "--vault", str(daemon.root))
+    fast = subprocess.run([*FAST, *hook], input=text, capture_output=True, text=True, timeout=120)
+    full = subprocess.run([*FULL_CLI, *hook], input=text, capture_output=True, text=True, timeout=120)
+    assert (fast.returncode, fast.stdout) == (full.returncode, full.stdout) == (0, "")

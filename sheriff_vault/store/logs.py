@@ -25,8 +25,13 @@ _TAIL_BLOCK = 64 * 1024
 def write_log(vault: Vault, name: str, entry: dict[str, Any]) -> None:
     """Append `entry` (stamped with `at`, UTC to the millisecond, so entries of different logs
     merge in order) to .vault/logs/<name>.jsonl; never raises."""
+    append_log(vault.logs, name, entry)
+
+
+def append_log(logs: str | Path, name: str, entry: dict[str, Any]) -> None:
+    """write_log given the logs folder itself (the fast client has no Vault); never raises."""
     try:
-        folder = vault.logs
+        folder = Path(logs)
         at = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         line = json.dumps({"at": at, **entry}, default=str, ensure_ascii=False)
         path = folder / f"{name}.jsonl"
