@@ -279,7 +279,7 @@ def _handle(vault: Vault, event: str, payload: dict[str, Any]) -> tuple[str, str
             return "", "skipped"
         from sheriff_vault.daemon.client import recall
 
-        reply = recall(vault, prompt, budget=PROMPT_BUDGET)
+        reply = recall(vault, prompt, budget=PROMPT_BUDGET, autostart=True)  # the next prompt is fast
         if not reply.json.get("topics"):
             return "", "nothing recalled"
         return _context(event, reply.markdown), f"recalled via {reply.via}"
