@@ -14,6 +14,7 @@ from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal,
     ("signed up for the Cologne half marathon. 18 october", "Cologne half marathon"),
     ("second thing, completely unrelated: my tax return for 2025.", "tax return"),
     ("And at home I promised to repaint the garden shed before Easter.", "garden shed"),
+    ("My daughter Emma turns 7 and we're doing her 7th birthday party on Saturday.", "birthday party"),
 ])
 def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_turn: str, title: str):
     assert intro_titles(first_turn, set())[0] == title
