@@ -10,6 +10,7 @@ from conftest import run_vault
 from sheriff_vault.agent.skills import request_words, search
 from sheriff_vault.daemon import rpc
 from sheriff_vault.daemon.client import embed
+from sheriff_vault.daemon.remote_embed import decoded
 from sheriff_vault.store.skills import registry
 
 TRACE_PY = """Traceback (most recent call last):
@@ -132,10 +133,12 @@ def test_the_daemon_embeds_with_the_model_it_holds(vault):
     assert started.returncode == 0, started.stderr
     try:
         texts = ["debug this crash", "write the docs"]
-        via_daemon = rpc.call(vault, "embed", {"texts": texts})
-        assert via_daemon is not None and len(via_daemon["vectors"]) == 2
+        reply = rpc.call(vault, "embed", {"texts": texts})
+        assert reply is not None and reply["dim"] == 384
+        via_daemon = decoded(reply["vectors"], reply["dim"], len(texts))
+        assert np.allclose(embed(vault, texts), via_daemon)  # client.embed asks the daemon
         here = embed(vault, texts, use_daemon=False)
-        assert np.allclose(np.asarray(via_daemon["vectors"]), here, atol=1e-4)
+        assert np.allclose(via_daemon, here, atol=1e-4)
         assert search(vault, "it crashes when I click save", k=1)[0][0].skill_id == "debug"
     finally:
         run_vault("watch", "--stop", "--vault", vault.root)
