@@ -622,7 +622,7 @@ class Index:
                     return None
                 ann = self._ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
             ann.extend(snap.matrix)  # rows a patched snapshot appended since (a few, when any)
-            found = ann.search(qvec, max(k, 64) + len(snap.dead))  # re-scoring 64 rows costs nothing
+            found = ann.search(qvec, max(k, 200) + len(snap.dead))  # what recall asks for; re-scoring is cheap
         n = len(snap.vec_ids)
         found = np.unique(found[(found >= 0) & (found < n)])
         if len(snap.dead):
