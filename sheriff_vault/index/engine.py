@@ -627,7 +627,7 @@ class Index:
         found = np.unique(found[(found >= 0) & (found < n)])
         if len(snap.dead):
             found = found[~np.isin(found, snap.dead)]
-        return found
+        return found if len(found) else None
 
     def _start_ann_build(self, snap: Snapshot) -> None:
         """Build the graph for `snap`'s matrix in a thread (call holding _ann_lock); one at a time."""
