@@ -53,3 +53,32 @@ def test_dense_search_with_the_graph_agrees_with_exact_search(vault: Vault):
         assert index._ann is not None and index._ann.rows == len(snap.vec_ids)
     finally:
         index.close()
+
+
+def test_the_daemon_way_answers_exactly_until_the_graph_is_built_in_the_background(vault: Vault):
+    """ann_background (the default): the first search above the threshold starts the build in a
+    thread and answers exactly; once built, searches use the graph and a saved file's new vectors
+    are added to it, not rebuilt."""
+    from conftest import wait_for
+
+    build(vault)
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("ann_threshold: 100000", "ann_threshold: 1"))
+    vault = Vault(vault.root)
+    index = Index(vault)
+    try:
+        index.refresh()
+        qvec = index.embed_query("the party budget")
+        exact = index.dense(qvec, limit=10, exact=True)
+        assert index.dense(qvec, limit=10) == exact  # exact while the graph is built
+        wait_for(lambda: index._ann is not None, timeout=60, what="the graph is built")
+        graph = index._ann
+        topic = next(p for p in (vault.root / "topics").glob("*.md") if "party" in p.name)
+        topic.write_text(topic.read_text().rstrip("\n") + "\n- 2026-02-19 — The party budget grew to 450 USD. "
+                         "[t1](../conversations/x.md)\n")
+        index.refresh([topic.relative_to(vault.root).as_posix()])
+        found = index.dense(qvec, limit=10)
+        assert index._ann is graph and graph.rows == len(index.snapshot().vec_ids)  # extended, not rebuilt
+        assert [d for d, _ in found] == [d for d, _ in index.dense(qvec, limit=10, exact=True)]
+    finally:
+        index.close()

@@ -118,6 +118,11 @@ def test_sigkill_leaves_nothing_the_next_start_cannot_clean(daemon):
 def test_index_folder_deleted_under_a_running_daemon(daemon):
     import shutil
 
+    # Deleted while the daemon is idle: `vault watch` returns once the model is up, which with the
+    # onnx backend is often before the daemon's catch-up batches finish writing the index, and
+    # rmtree would race their new files (status waits for a running batch).
+    wait_for(lambda: (s := status(daemon)) and not s["pending"] and not s["warming_up"], timeout=60,
+             what="the daemon is idle")
     shutil.rmtree(daemon.root / ".vault" / "index")
     data = recall_json(daemon, "the party")
     assert data["via"] == "daemon"

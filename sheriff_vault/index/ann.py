@@ -23,7 +23,10 @@ from sheriff_vault.index.onnxmodel import load_runtime
 
 CONNECTIVITY = 16
 EXPANSION_ADD = 200
-EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses 2 x count
+EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses 4 x count
+# 4 x: the synthetic 10k vault has 18% duplicate vectors (the same fact text in several places),
+# which HNSW finds poorly; recall@10 against exact search was 0.967 at 2 x and 0.999 at 4 x
+# (200 candidates), for ~5 ms instead of ~3 (exact: ~15 ms at 60k vectors).
 
 
 class AnnIndex:
@@ -61,7 +64,7 @@ class AnnIndex:
         count = min(count, self.rows)
         if count <= 0:
             return np.zeros(0, dtype=np.int64)
-        self.graph.expansion_search = max(EXPANSION_SEARCH, 2 * count)
+        self.graph.expansion_search = max(EXPANSION_SEARCH, 4 * count)
         found = self.graph.search(np.ascontiguousarray(qvec, dtype=np.float32), count, threads=1)
         return np.asarray(found.keys, dtype=np.int64)
 

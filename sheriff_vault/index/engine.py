@@ -622,12 +622,12 @@ class Index:
                     return None
                 ann = self._ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
             ann.extend(snap.matrix)  # rows a patched snapshot appended since (a few, when any)
-            found = ann.search(qvec, max(k, 64) + len(snap.dead))  # re-scoring 64 rows costs nothing
+            found = ann.search(qvec, max(k, 200) + len(snap.dead))  # what recall asks for; re-scoring is cheap
         n = len(snap.vec_ids)
         found = np.unique(found[(found >= 0) & (found < n)])
         if len(snap.dead):
             found = found[~np.isin(found, snap.dead)]
-        return found
+        return found if len(found) else None
 
     def _start_ann_build(self, snap: Snapshot) -> None:
         """Build the graph for `snap`'s matrix in a thread (call holding _ann_lock); one at a time."""

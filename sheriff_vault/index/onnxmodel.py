@@ -12,9 +12,9 @@ file.
 Running it: the folder's fast tokenizer (tokenizer.json) with the model's 256-token cut, the ONNX
 graph's last hidden state, mean pooling over the attention mask and an L2 norm: the steps
 sentence-transformers takes, so the vectors match it within float rounding
-(tests/test_embed_backend.py) and cached vectors keep their keys. Importing onnxruntime and
-building the session takes well under a second, against seconds for torch and transformers, and
-the process holds ~150 MB less (benchmarks/RESULTS.md).
+(tests/test_embed_backend.py) and cached vectors keep their keys. Without torch to import, a
+daemon is hybrid-ready in ~1.5 s instead of ~7.5 and holds ~250 MB less (benchmarks/RESULTS.md,
+issue 14 part 2).
 """
 from __future__ import annotations
 
