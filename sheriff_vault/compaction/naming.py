@@ -155,7 +155,7 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
     for sent in re.split(r"(?<=[.!?])\s+", text)[:2]:
         for rx, how in _INTRO:
             for m in rx.finditer(sent):
-                words = []
+                words: list[str] = []
                 for w in m["obj"].split():
                     low = w.lower().strip("'’")
                     if not words and re.fullmatch(r"\d+(?:st|nd|rd|th)?", low):
