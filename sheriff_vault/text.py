@@ -218,6 +218,39 @@ SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?P<to> \(to [^
 _CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|whereas)\s)")
 
 
+def _hits(text: str, wanted: set[str]) -> int:
+    return len(wanted & {stem(w) for w in content_words(text)})
+
+
+def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int]:
+    """How much of what was asked an excerpt shows: query words in it, then fewer of their uses cut."""
+    uses = Counter(w for w in (stem(x) for x in content_words(body)) if w in wanted)
+    seen = Counter(w for w in (stem(x) for x in content_words(shown)) if w in wanted)
+    return len(seen), -sum((uses - seen).values())
+
+
+def _pick(sents: list[str], wanted: set[str], room: int) -> str:
+    """The pieces sharing most words with the query that fit in `room`, in their order, gaps as "…"."""
+    scored = sorted(range(len(sents)),
+                    key=lambda i: (-_hits(sents[i], wanted), i if len(sents[i]) <= room else len(sents) + i))
+    keep: list[int] = []
+    size = 0
+    for i in scored:
+        if keep and size + len(sents[i]) + 2 > room:
+            continue
+        keep.append(i)
+        size += len(sents[i]) + 2
+    keep.sort()
+    parts = []
+    for n, i in enumerate(keep):
+        if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
+            parts.append("…")
+        parts.append(sents[i])
+    if keep[-1] < len(sents) - 1:
+        parts.append("…")
+    return truncate(" ".join(parts).replace(" …", "…").replace("… ", "…"), room)
+
+
 def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) -> str:
     """A fact as recall shows it: the question it answered only when the answer alone is short, and
     of a long fact only the sentences sharing most words with the query (original order kept)."""
@@ -230,26 +263,12 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
         return f"{head}: {body}" if head else body
     wanted = {stem(w) for w in content_words(query)}
     room = limit - len(head) - 2
-    # a sentence too long to show whole is cut at its clauses: "..., so we have 47 jobs in total"
-    sents = [part for sent in (sentences(body) or [body])
-             for part in (_CLAUSE.split(sent) if len(sent) > room else [sent]) if part]
-    scored = sorted(range(len(sents)), key=lambda i: (-len(wanted & {stem(w) for w in content_words(sents[i])}),
-                                                      i if len(sents[i]) <= room else len(sents) + i))
-    keep: list[int] = []
-    size = len(head) + 2
-    for i in scored:
-        if keep and size + len(sents[i]) + 2 > limit:
-            continue
-        keep.append(i)
-        size += len(sents[i]) + 2
-    keep.sort()
-    parts = []
-    for n, i in enumerate(keep):
-        if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
-            parts.append("…")
-        parts.append(sents[i])
-    if keep[-1] < len(sents) - 1:
-        parts.append("…")
-    out = " ".join(parts).replace(" …", "…").replace("… ", "…")
-    out = truncate(out, limit - len(head) - 2)
+    whole = sentences(body) or [body]
+    out = _pick(whole, wanted, room)
+    if any(len(sent) > room for sent in whole):
+        # a sentence too long to show whole may be cut at its clauses ("..., so we have 47 jobs in
+        # total"), when that shows more of what was asked than its first words do
+        clauses = _pick([part for sent in whole for part in _CLAUSE.split(sent) if part], wanted, room)
+        if _shown(clauses, body, wanted) > _shown(out, body, wanted):
+            out = clauses
     return f"{head}: {out}" if head else out

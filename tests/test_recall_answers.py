@@ -127,5 +127,8 @@ def test_a_long_fact_shows_the_clause_that_answers():
             "another 8 jobs in a legacy folder that weren't on our list, so we have 47 jenkins jobs, not 39.")
     assert "47 jenkins jobs" in excerpt(fact, "How many Jenkins jobs are there in total?")
     assert excerpt(fact, "Who is Marek?").startswith("Priya: Marek went through the old jenkins folders")
+    grant = ("Sam: Grant update: Petra redid the budget table: the rainwater tanks are more expensive than we "
+             "thought, so we're now asking for 9,500 EUR instead of 8,000.")
+    assert "asking for 9,500 EUR" in excerpt(grant, "How much is the community garden asking for in the grant?")
     short = "Priya: We counted 39 jenkins jobs."
     assert excerpt(short, "How many Jenkins jobs are there?") == short

@@ -199,13 +199,17 @@ def test_acceptance_6_repeated_mentions_merge_different_parties_stay_apart(vault
                                  "Caroline's birthday party will also have a bouncy castle."], 10)
     other = convo("2026-09-20", ["Totally different: Dmitri's retirement party is at the yacht club in October.",
                                  "The retirement party for Dmitri needs a jazz band at the yacht club."], 20)
+    anna = convo("2026-09-22", ["Separately, my sister Anna is organising her graduation party, different crowd.",
+                                "Anna's graduation party is separate from Caroline's party, it needs a DJ."], 30)
     for path, now in ((first, "2026-03-02T11:00:00Z"), (again, "2026-03-04T11:00:00Z"),
-                      (other, "2026-09-20T11:00:00Z")):
+                      (other, "2026-09-20T11:00:00Z"), (anna, "2026-09-22T11:00:00Z")):
         out = run("sleep", path, "--now", now, "--vault", vault.root)
         assert out.returncode == 0, out.stderr
     topics = topics_of(vault.root)
-    caroline = [t for t in topics if any("Caroline" in i.text for i in t.items())]
+    caroline = [t for t in topics if any("Caroline" in i.text and "Anna" not in i.text for i in t.items())]
     dmitri = [t for t in topics if any("Dmitri" in i.text for i in t.items())]
     assert len(caroline) == 1, [t.name for t in caroline]
     assert len(dmitri) == 1 and dmitri[0].id != caroline[0].id
     assert {"c0", "c10", "c11"} <= {t for i in caroline[0].items() for t in i.turn_ids}
+    anna = [t for t in topics if any("Anna" in i.text for i in t.items())]
+    assert len(anna) == 1 and anna[0].id not in (caroline[0].id, dmitri[0].id)  # "different crowd"

@@ -74,8 +74,8 @@ OPENER = re.compile(r"^\W*(?:(?:and|also|so|ok|okay|now|anyway)\W+)*(?:(?:the |a
                     r"(?:first|also|btw|by the way),)\s*", _I)
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
 DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
-                       r"another) (?:thing|one|matter|event|party|topic|story)|not the same (?:thing|one)|"
-                       r"nothing to do with)\b", _I)
+                       r"another) (?:thing|one|matter|event|party|topic|story|crowd|group|people)|"
+                       r"not the same (?:thing|one)|nothing to do with)\b", _I)
 
 
 def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], np.ndarray], tz: str = "UTC",
