@@ -52,11 +52,9 @@ def fast_recall(args: list[str]) -> int | None:
     root = _find_vault(options.get("--vault"))
     if root is None or os.path.exists(os.path.join(root, ".vault", "journal.json")):
         return None  # no vault (the full CLI says why), or a change to finish first
-    request = {"op": "recall", "args": {
-        "tail": "", "k": options.get("--k"), "deep": "--deep" in options, "since": options.get("--since"),
-        "until": options.get("--until"), "now": None, "now_text": options.get("--now"), "explain": False,
-        "query": query, "budget": options.get("--budget")}}
-    reply = _ask(root, request)
+    reply = _ask(root, _recall(query, k=options.get("--k"), deep="--deep" in options, since=options.get("--since"),
+                               until=options.get("--until"), now_text=options.get("--now"),
+                               budget=options.get("--budget")))
     if reply is None:
         return None
     data, via = reply["json"], reply.get("via") or "daemon"
@@ -98,9 +96,7 @@ def fast_prompt_hook(args: list[str]) -> None:
         return
     outcome, out = "skipped", ""
     if len(prompt) >= 3 and not prompt.startswith("/"):
-        reply = _ask(root, {"op": "recall", "args": {
-            "tail": "", "k": None, "deep": False, "since": None, "until": None, "now": None, "now_text": None,
-            "explain": False, "query": prompt[:MAX_QUERY_CHARS], "budget": HOOK_BUDGET}})
+        reply = _ask(root, _recall(prompt[:MAX_QUERY_CHARS], budget=HOOK_BUDGET))
         if reply is None:
             sys.stdin = io.StringIO(text)
             return
@@ -125,6 +121,13 @@ def fast_prompt_hook(args: list[str]) -> None:
     except BaseException:  # noqa: B036  (the host must never see a failure)
         pass
     sys.exit(0)
+
+
+def _recall(query: str, *, k: int | None = None, deep: bool = False, since: str | None = None,
+            until: str | None = None, now_text: str | None = None, budget: int | None = None) -> dict:
+    """The daemon's recall request (daemon/watch.py `_dispatch`), as daemon/client.py sends it."""
+    return {"op": "recall", "args": {"tail": "", "k": k, "deep": deep, "since": since, "until": until, "now": None,
+                                     "now_text": now_text, "explain": False, "query": query, "budget": budget}}
 
 
 def _parse(args: list[str]) -> tuple[dict, list[str]] | None:
