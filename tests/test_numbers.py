@@ -15,6 +15,8 @@ AT = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
 @pytest.mark.parametrize("sentence,expected", [
     ("The budget is 4000 EUR.", [("budget", 4000, "EUR")]),
     ("Budget now 4,500 euros.", [("budget", 4500, "EUR")]),
+    ("The party is at 3pm. Budget is 400 USD.", [("budget", 400, "USD")]),  # a sentence's first word
+    ("I met Anna. Anna is 34 years old.", [("duration", 34, "years")]),  # a name, seen mid-sentence too
     ("We booked the hotel for 7 nights in Shinjuku.", [("hotel_nights", 7, "")]),
     ("This Sunday long run is 24 km at 5:40 pace.", [("long_run", 24, "km")]),
     ("The fleet is 236 laptops, not 220.", [("laptops", 236, "")]),

@@ -106,6 +106,24 @@ def test_the_floor_cuts_what_is_far_below_the_best_fact_and_keeps_the_best(vault
     assert any(c.reason == "floor" and c.fact.score < 0.6 * best.score for c in narrow.cuts)
 
 
+def test_a_question_about_nothing_in_memory_gets_no_facts(vault):
+    """Nothing about Jenkins is remembered: no fact shares a word with the question or comes close
+    in meaning, so recall says so instead of showing the nearest party and garden lines."""
+    build(vault)
+    empty = recall(vault, "how many jenkins jobs do we have?", now=NOW, explain=True)
+    assert empty.order == [] and "(nothing relevant in memory)" in empty.render(2000)
+    assert empty.cuts and {c.reason for c in empty.cuts} == {"nothing in memory matches"}
+    narrow = recall(vault, "what's the postgres version?", now=NOW)
+    assert [t.name for t in narrow.topics] == ["Database migration"]
+
+
+def test_a_possessive_does_not_match_every_possessive():
+    from sheriff_vault.index.engine import query_terms
+
+    assert query_terms("what's Caroline's party budget?") == "caroline party budget"
+    assert query_terms("is it 3 o'clock?") == "3 clock"
+
+
 def test_explain_accounts_for_every_fact_shown_and_cut(vault):
     build(vault)
     result = recall(vault, "party budget and the cake", now=NOW, explain=True)
@@ -132,3 +150,13 @@ def test_a_long_fact_shows_the_clause_that_answers():
     assert "asking for 9,500 EUR" in excerpt(grant, "How much is the community garden asking for in the grant?")
     short = "Priya: We counted 39 jenkins jobs."
     assert excerpt(short, "How many Jenkins jobs are there?") == short
+
+
+@pytest.mark.parametrize("kind,done,mark", [("loop", False, "[open] "), ("loop", True, "[done] "),
+                                            ("event", False, "[event] "), ("fact", False, "")])
+def test_a_closed_loop_reads_as_done_not_as_still_to_do(kind, done, mark):
+    from sheriff_vault.retrieval.result import FactHit
+
+    hit = FactHit("d1", kind, "User: I still need to book the park shelter.", "2026-02-10",
+                  [{"turns": ["t5"]}], 1.0, {}, 12, "topics/party.md", done)
+    assert hit.render() == f"- 2026-02-10 {mark}User: I still need to book the park shelter. [t5]"

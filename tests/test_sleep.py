@@ -112,7 +112,37 @@ def test_numbers_are_typed_and_a_newer_value_supersedes(slept):
 def test_open_loop_is_recorded(slept):
     root, _, _ = slept
     loops = [i for t in topics_of(root) for i in t.loops]
-    assert any("park shelter" in loop.text for loop in loops)
+    assert any("park shelter" in loop.text and not loop.done for loop in loops)  # "Booked" is still in the tail
+
+
+def test_work_said_done_closes_the_loop_it_names(tmp_path: Path):
+    """"Booked the park shelter this morning, so that's done" closes "Melanie offered to bring the
+    cake, and I still need to book the park shelter" (the part still to do, in other word forms)."""
+    from conftest import run_vault
+
+    root = tmp_path / "vault"
+    assert run_vault("init", root).returncode == 0
+    (root / "vault.yaml").write_text((root / "vault.yaml").read_text().replace("tail_turns: 20", "tail_turns: 0"))
+    out = run_vault("sleep", EXAMPLE, "--now", SLEPT_AT, "--vault", root)
+    assert out.returncode == 0, out.stderr
+    lines = [line for p in (root / "topics").glob("*.md") for line in p.read_text().splitlines()]
+    shelter = [line for line in lines if "need to book the park shelter" in line]
+    assert len(shelter) == 1 and shelter[0].startswith("- [x] "), shelter
+
+
+def test_a_budget_change_strikes_only_the_budget_sentence(slept):
+    root, _, _ = slept
+    facts = [i for t in topics_of(root) for i in t.facts]
+    place = [f for f in facts if "Riverside Park" in f.text]
+    old = [f for f in facts if "400 USD" in f.text]
+    assert [f.superseded for f in place] == [""]  # the day and place still hold
+    assert len(old) == 1 and old[0].superseded == "2026-02-17" and "Riverside" not in old[0].text
+    assert old[0].citations == place[0].citations
+
+
+def test_a_greeting_that_only_opens_the_talk_is_not_a_fact(slept):
+    root, _, _ = slept
+    assert not any("Good morning" in i.text for t in topics_of(root) for i in t.items())
 
 
 def test_correction_raises_utility(slept):

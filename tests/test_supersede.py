@@ -84,3 +84,16 @@ def test_a_new_number_marks_the_old_one_superseded_in_numbers(tmp_path: Path):
     topic.add_number("budget", 4000, "EUR", T0, "Lena", 0.8)
     topic.add_number("budget", 4500, "EUR", T0 + dt.timedelta(days=2), "Lena", 0.8)
     assert [(n["value"], n.get("superseded")) for n in topic.numbers] == [(4000, "2026-03-11"), (4500, None)]
+
+
+def test_a_correction_strikes_only_the_sentence_it_corrects(tmp_path: Path):
+    later = T0 + dt.timedelta(days=3)
+    new = "Back to the trip: the budget went up to 4500 EUR because we added Kyoto."
+    topic = topic_with(tmp_path, ("t1", "Lena: We fly on 4 April from Munich. Budget is 4000 EUR.", T0),
+                       ("t9", f"Lena: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-12")
+    assert [text for text, _ in struck] == ["Lena: Budget is 4000 EUR."]
+    assert [(i.text, i.superseded) for i in topic.facts] == [
+        ("Lena: We fly on 4 April from Munich.", ""), ("Lena: Budget is 4000 EUR.", "2026-03-12"), (f"Lena: {new}", "")]
+    assert all(i.citations == (Citation(CONV, ("t1",)),) for i in topic.facts[:2])
+    assert [i.date for i in topic.facts[:2]] == ["2026-03-09", "2026-03-09"]

@@ -19,7 +19,7 @@ from sheriff_vault.compaction.supersede import current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic, parse_time
-from sheriff_vault.text import content_words, norm, rarity, truncate
+from sheriff_vault.text import content_words, norm, rarity, stem, truncate
 
 BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
 
@@ -248,12 +248,24 @@ def _key(text: str) -> str:
     return " ".join(content_words(text))[:200] or norm(text)
 
 
+_STILL_OPEN = re.compile(r"\b(?:need|needs|have|has|got) to\b|\bmust\b|\bto ?do\b|\bnot yet\b|\bhaven'?t\b", re.I)
+_CLAUSE = re.compile(r"[,;.]\s+(?:and|but|so)?\s*|\s+(?:and|but)\s+")
+
+
+def _open_part(loop_text: str) -> set[str]:
+    """The stems of what a loop still waits for: "Melanie offered the cake, and I still need to book
+    the shelter" waits for booking the shelter, so "Booked the shelter" closes it."""
+    body = loop_text.split(":", 1)[-1]
+    clauses = [c for c in _CLAUSE.split(body) if _STILL_OPEN.search(c)] or [body]
+    return {stem(w) for c in clauses for w in content_words(_STILL_OPEN.sub(" ", c))} - {"still"}
+
+
 def _close_loops(topic: Topic, unit: Unit, change: Change) -> None:
-    done_words = set(content_words(unit.text))
+    done_words = {stem(w) for w in content_words(unit.text)}
     for loop in topic.loops:
         if loop.done:
             continue
-        words = set(content_words(loop.text.split(":", 1)[-1]))
+        words = _open_part(loop.text)
         if words and len(words & done_words) / len(words) >= 0.5:
             closed = Item(**{**loop.__dict__, "done": True})
             topic.body.replace_item(loop, closed)

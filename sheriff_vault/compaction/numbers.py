@@ -147,8 +147,11 @@ def _subject(left: str) -> str:
     -> long_run. Empty when the clause has none (a pronoun, a verb, a name)."""
     clause = re.split(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b", left)[-1]
     words = re.findall(r"[A-Za-z][\w'-]*", clause)
-    opening = re.match(r"\W*([A-Za-z][\w'-]*)", left)  # a sentence's first word is capitalised, not a name
-    first_word = opening.group(1) if opening and left.strip().startswith(opening.group(1)) else ""
+    sentence = re.split(r"[.!?:]\s+", left)[-1]
+    opening = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)  # a sentence's first word is capitalised, not a name
+    first_word = opening.group(1) if opening and sentence.strip().startswith(opening.group(1)) else ""
+    if first_word and re.search(rf"[a-z,] {re.escape(first_word)}\b", left):  # a name seen mid-sentence too
+        first_word = ""
     while words and words[-1].lower() in _LINK:
         words.pop()
     picked: list[str] = []

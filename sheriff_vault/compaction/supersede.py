@@ -46,9 +46,11 @@ _EXPLICIT = [
 ]
 CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correction|instead|revised|recounted|"
                     r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
-                    r"pushed|postponed|brought forward|rescheduled|switched|swapped|not)\b", _I)
+                    r"pushed|postponed|brought forward|rescheduled|switched|swapped|not|"
+                    r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 _GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
 
 
@@ -86,12 +88,29 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
         first = min(i.line for i in mine)
         older = [i for i in items if not i.superseded and unit.turn.id not in i.turn_ids
                  and (i.line < first or (i.date and mine[0].date and i.date < mine[0].date))]
-        for old in _corrected(unit, older):
+        for old in sorted(_corrected(unit, older), key=lambda i: -i.line):  # bottom up: a split adds a line
             if _DEBUG:
                 print(f"supersede: {unit.turn.id} {unit.text[:70]!r} strikes {old.text[:70]!r}")
-            topic.body.replace_item(old, replace(old, superseded=day))
-            struck.append((old.text, unit))
+            struck.append((_strike(topic, old, unit, day), unit))
     return struck
+
+
+def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> str:
+    """Strike `old`, or only its sentences `unit` corrects: "The party is on Saturday at Riverside
+    Park. Budget is 400 USD." keeps the day and place as a current line and strikes the budget on
+    a line of its own. Returns the text struck."""
+    lead = re.match(r"[^:]{1,60}:\s", old.text)
+    head = lead.group(0) if lead else ""
+    sentences = _SENTENCE.split(old.text[len(head):])
+    if len(sentences) > 1:
+        hit = [s for s in sentences if _corrected(unit, [replace(old, text=head + s)])]
+        if hit and len(hit) < len(sentences):
+            kept = head + " ".join(s for s in sentences if s not in hit)
+            gone = head + " ".join(hit)
+            topic.body.replace_item(old, replace(old, text=kept), replace(old, text=gone, superseded=day))
+            return gone
+    topic.body.replace_item(old, replace(old, superseded=day))
+    return old.text
 
 
 def _corrected(unit: Unit, older: list[Item]) -> list[Item]:

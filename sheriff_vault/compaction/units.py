@@ -30,8 +30,10 @@ CORRECTION = re.compile(r"^(?:no[,.!]|nope\b|that'?s (?:wrong|not right|incorrec
 LOOP = re.compile(r"\b(?:todo|to-do|still need to|need to (?:decide|figure out|check|find out)|open question|"
                   r"not sure (?:yet )?(?:whether|if|how)|haven'?t decided|undecided|remind me|follow up|tbd|"
                   r"to be decided|we should (?:decide|figure out))\b", _I)
-DONE = re.compile(r"\b(?:all done|done now|it'?s done|finished|completed|all tests pass(?:ed)?|shipped|"
-                  r"merged|resolved|fixed it|works now)\b", _I)
+DONE = re.compile(r"\b(?:all done|done now|"
+                  r"(?:it|that|this)(?:'?s| is) (?:all |now )?(?:done|sorted|booked|taken care of)|"
+                  r"(?:is|are|was|were) (?:now |all )?(?:done|booked|sorted)|finished|completed|"
+                  r"all tests pass(?:ed)?|shipped|merged|resolved|fixed it|works now)\b", _I)
 DEPENDS = re.compile(r"\b(?:depends on|dependent on|requires|blocked by|"
                      r"needs? (?:the |a )?([\w\- ]{3,40}?) first)\b", _I)
 FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|planning|next|tomorrow|soon|upcoming|"
@@ -61,7 +63,8 @@ META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:
                   r"(?:my \w+ |things |it all )?organi[sz]ed\b|"
                   r"\b(?:got|have) (?:a few|a couple of|two|three|four|several|some|lots of|a lot of|many) things "
                   r"(?:going on|on my (?:mind|plate)|to (?:sort|go through|tell you))\b|"
-                  r"^\W*(?:let'?s|we can) (?:start|begin) with (?:whichever|what(?:ever)?|the (?:most|more))\b|"
+                  r"^\W*(?:(?:good )?(?:morning|afternoon|evening)\W+|(?:hi|hello|hey)\W+)?"
+                  r"(?:let'?s|we can) (?:start|begin) with (?:whichever|what(?:ever)?|the (?:most|more))\b|"
                   r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$", _I)
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready

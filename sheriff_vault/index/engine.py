@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 9  # 9: an item names its event dates when it has them, else the day said
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
+# "Caroline's", "what's": the lone "s" would match every possessive in the vault
+_CLITIC = re.compile(r"['’](?:s|t|re|ve|ll|d|m)\b", re.I)
 Progress = Callable[[str, int, int], None]
 
 
@@ -96,8 +98,8 @@ def embed_text(doc: Doc, topic: TopicRow | None) -> str:
 def query_terms(text: str) -> str:
     """User text as plain lowercase content words, so Tantivy's query syntax never trips on it and
     words like "the" or "we" never outweigh the words that carry the question."""
-    words = [w.lower() for w in _WORD.findall(text)[:256]]
-    content = [w for w in words if w not in STOPWORDS]
+    words = [w.lower() for w in _WORD.findall(_CLITIC.sub("", text))[:256]]
+    content = [w for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
     return " ".join(content or words)
 
 

@@ -36,6 +36,9 @@ TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts
 AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
 HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
+# all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
+# when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
+MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
@@ -385,10 +388,17 @@ class _Ranker:
 
         cuts: list[Cut] = []
         record = self._cut if self.explain else lambda *_: None  # cuts are only built for --explain
+        anything = any(self._matches(c, NOTHING_MATCHES) for c in cands)
+
+        def related(c: tuple[float, Doc, TopicHit, dict]) -> bool:
+            return anything and (self._matches(c, MIN_MATCH) or c[1].doc_id in hop_best.get(c[2].path, ()))
+
         for c in cands:
-            if not kept(c):
+            if not related(c):
+                record(cuts, c, "no match" if anything else "nothing in memory matches")
+            elif not kept(c):
                 record(cuts, c, "floor")
-        cands = [c for c in cands if kept(c)]
+        cands = [c for c in cands if related(c) and kept(c)]
         for c in cands[MAX_CANDIDATES:]:
             record(cuts, c, f"beyond the {MAX_CANDIDATES} best")
         cands = cands[:MAX_CANDIDATES]
@@ -408,6 +418,13 @@ class _Ranker:
             hit.facts.append(self._fact(cand))
             picked.append(cand[1].doc_id)
         return picked, cuts
+
+    def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
+        """Shares a word with the query, means something close, falls in its time window, or
+        belongs to a topic the query names: anything else is unrelated, however it ranks."""
+        sig = cand[3]
+        return sig["bm25"] > 0 or sig["embedding"] >= min_cosine or sig["in_window"] > 0 \
+            or self.alias.get(cand[2].path, 0.0) > 0
 
     def _cut(self, cuts: list[Cut], cand: tuple[float, Doc, TopicHit, dict], reason: str) -> None:
         cuts.append(Cut(self._fact(cand), cand[2].name, reason))

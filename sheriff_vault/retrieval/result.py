@@ -32,7 +32,7 @@ class FactHit:
     def render(self) -> str:
         day = self.date[:10] if self.date else "undated"
         turns = ", ".join(t for c in self.citations for t in c.get("turns", []))
-        mark = "[open] " if self.kind == "loop" and not self.done else "[event] " if self.kind == "event" else ""
+        mark = {"loop": "[done] " if self.done else "[open] ", "event": "[event] "}.get(self.kind, "")
         if self.kind == "note":
             day, mark = "note", ""
         if self.superseded:

@@ -277,14 +277,18 @@ class Body:
             self.lines.insert(index, rendered + nl)
         return replace(item, line=self.first_line + index, raw=rendered)
 
-    def replace_item(self, old: Item, new: Item) -> Item:
-        """Swap one item line in place (closing an open loop, adding a citation)."""
+    def replace_item(self, old: Item, new: Item, *after: Item) -> Item:
+        """Swap one item line in place (closing an open loop, adding a citation); `after` become
+        lines right below it (the struck half of a fact split by a correction). Lines below move
+        down, so replace from the bottom up when several are replaced at once."""
         index = old.line - self.first_line
         if not (0 <= index < len(self.lines)) or self.lines[index].rstrip("\r\n") != old.raw:
             raise ValueError(f"line {old.line} no longer holds {old.raw!r}")
         ending = self.lines[index][len(self.lines[index].rstrip("\r\n")) :]
         rendered = new.render()
-        self.lines[index] = rendered + ending
+        block = [rendered, *(item.render() for item in after)]
+        self.lines[index : index + 1] = [r + (self.newline if i < len(block) - 1 else ending)
+                                         for i, r in enumerate(block)]
         return replace(new, line=old.line, raw=rendered)
 
     def _new_section_at(self, kind: str) -> int:
