@@ -39,7 +39,17 @@ def test_finished_work_clears_it():
 def test_an_older_day_of_talk_is_not_the_task_at_hand():
     old = talk(("user", "I'm in the middle of repainting the shed."), start=T0 - dt.timedelta(days=2))
     new = talk(("user", "The cake is ordered."), ("assistant", "Enjoy the party!"))
-    assert in_progress(old + [Turn(t.role, t.content, t.at, f"n{i}") for i, t in enumerate(new)]).status == "idle"
+    got = in_progress(old + [Turn(t.role, t.content, t.at, f"n{i}") for i, t in enumerate(new)])
+    assert got.status == "idle"
+    # not the task at hand, but never finished: the hint names it, so the agent can ask
+    assert got.resume_hint == "Left unfinished on 2 June (User): I'm in the middle of repainting the shed."
+
+
+def test_older_work_finished_since_is_not_left_unfinished():
+    old = talk(("user", "I'm in the middle of repainting the shed."), start=T0 - dt.timedelta(days=2))
+    new = talk(("user", "The shed is done now, it looks great."), ("assistant", "Enjoy it!"))
+    got = in_progress(old + [Turn(t.role, t.content, t.at, f"n{i}") for i, t in enumerate(new)])
+    assert (got.status, got.resume_hint) == ("idle", "")
 
 
 def test_waiting_on_the_person_is_blocked():

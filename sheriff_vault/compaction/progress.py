@@ -51,8 +51,20 @@ def in_progress(turns: list[Turn]) -> InProgress:
     if not talk:
         return InProgress()
     recent = _last_stretch(talk)
+    tasks = _open_tasks(recent)
+    if not tasks:
+        return _left_unfinished(talk, recent)
+    task = tasks[-1]
+    goal = _goal(recent, task) or next((t.text for t in tasks if t.text != task.text), "")
+    hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
+                                f"Where it stopped ({task.turn.speaker}): {task.text}") if p)
+    return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
+
+
+def _open_tasks(turns: list[Turn]) -> list[_Task]:
+    """Work opened in `turns` and not said finished later in them, oldest first."""
     tasks: list[_Task] = []
-    for turn in recent:
+    for turn in turns:
         for sent in sentences(turn.content):
             words = {stem(w) for w in content_words(sent)}
             opened = OPEN.search(sent)
@@ -60,15 +72,26 @@ def in_progress(turns: list[Turn]) -> InProgress:
             if closed:
                 everything = bool(ALL_DONE.search(sent))
                 tasks = [t for t in tasks if not (everything or t.words & words)]
-            if opened or (turn is recent[-1] and turn.role == "assistant" and BLOCKED.search(sent)):
+            if opened or (turn is turns[-1] and turn.role == "assistant" and BLOCKED.search(sent)):
                 tasks.append(_Task(turn, sent, words, blocked=bool(BLOCKED.search(sent)) and not opened))
-    if not tasks:
+    return tasks
+
+
+def _left_unfinished(talk: list[Turn], recent: list[Turn]) -> InProgress:
+    """Nothing is running now, but the session before this one stopped mid-task and nothing since
+    finished it: still idle (the person moved on, so nothing resumes by itself), with a hint that
+    names it, so the agent can ask."""
+    before = talk[: len(talk) - len(recent)]
+    if not before:
         return InProgress()
-    task = tasks[-1]
-    goal = _goal(recent, task) or next((t.text for t in tasks if t.text != task.text), "")
-    hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
-                                f"Where it stopped ({task.turn.speaker}): {task.text}") if p)
-    return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
+    earlier = _last_stretch(before)
+    left = [t for t in _open_tasks(earlier + recent) if t.turn in earlier and not t.blocked]
+    if not left:
+        return InProgress()
+    task = left[-1]
+    when = f" on {task.turn.at:%-d %B}" if task.turn.at else ""
+    said = " ".join(task.turn.content.split())
+    return InProgress("idle", truncate(f"Left unfinished{when} ({task.turn.speaker}): {said}", 400))
 
 
 def _last_stretch(talk: list[Turn]) -> list[Turn]:
