@@ -21,7 +21,8 @@ def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_tur
 
 
 @pytest.mark.parametrize("first_turn", ["My daughter Emma turns 7 next week.", "Our Octavia is due for a service.",
-                                        "I need help keeping my week organised."])
+                                        "I need help keeping my week organised.",
+                                        "I'm doing it'll give hope", "I've been reading it'll help me"])
 def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
     assert intro_titles(first_turn, set()) == []
 

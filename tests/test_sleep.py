@@ -2,6 +2,7 @@
 archive, events, and the spec's acceptance tests (sec. 10)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -243,3 +244,13 @@ def test_acceptance_6_repeated_mentions_merge_different_parties_stay_apart(vault
     assert {"c0", "c10", "c11"} <= {t for i in caroline[0].items() for t in i.turn_ids}
     anna = [t for t in topics if any("Anna" in i.text for i in t.items())]
     assert len(anna) == 1 and anna[0].id not in (caroline[0].id, dmitri[0].id)  # "different crowd"
+
+
+@pytest.mark.parametrize("said,kept", [("Pic!", False), ("Wow, cool pic!", False), ("Check out my pic of the pottery class.", True)])
+def test_sharing_a_picture_is_not_a_fact_but_what_it_shows_is(said: str, kept: bool):
+    from sheriff_vault.compaction.units import make_units
+    from sheriff_vault.store.buffer import Turn
+
+    at = dt.datetime(2026, 2, 10, 9, 0, tzinfo=dt.UTC)
+    units = make_units([Turn("user", said, at, "t1", "Caroline")], "UTC", set())
+    assert any("skip" not in u.flags for u in units) is kept

@@ -160,7 +160,9 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                     low = w.lower().strip("'’")
                     if not words and re.fullmatch(r"\d+(?:st|nd|rd|th)?", low):
                         continue  # "her 7th birthday party": the party is the subject, not its number
+                    contraction = ("'" in low or "’" in low) and not low.endswith(("'s", "’s"))  # it'll, we're
                     if low in _PREPOSITION or low in STOPWORDS or low in ignore or low in GLUE or not w[0].isalpha() \
+                            or contraction \
                             or (_VERB_END.search(low) and low not in _ED_NOUNS):
                         break
                     words.append(w.strip("'’"))

@@ -68,7 +68,8 @@ META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:
                   r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$", _I)
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
-time progress morning evening afternoon night hello hi hey bye goodbye cheers""".split())
+time progress morning evening afternoon night hello hi hey bye goodbye cheers pic pics photo photos picture
+pictures wow aww cool awesome""".split())
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _RANGE = re.compile(r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})(?:st|nd|rd|th)?"
                     r" (?:of )?(?P<mon>" + "|".join(_MONTH_NAMES) + r")\b(?!,? \d{4})", _I)
