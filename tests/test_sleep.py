@@ -246,7 +246,8 @@ def test_acceptance_6_repeated_mentions_merge_different_parties_stay_apart(vault
     assert len(anna) == 1 and anna[0].id not in (caroline[0].id, dmitri[0].id)  # "different crowd"
 
 
-@pytest.mark.parametrize("said,kept", [("Pic!", False), ("Wow, cool pic!", False), ("Check out my pic of the pottery class.", True)])
+@pytest.mark.parametrize("said,kept", [("Pic!", False), ("Wow, cool pic!", False),
+                                       ("Check out my pic of the pottery class.", True)])
 def test_sharing_a_picture_is_not_a_fact_but_what_it_shows_is(said: str, kept: bool):
     from sheriff_vault.compaction.units import make_units
     from sheriff_vault.store.buffer import Turn
