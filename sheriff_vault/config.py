@@ -29,7 +29,7 @@ class EmbeddingSettings:
 @dataclass
 class Weights:
     bm25: float = 1.0
-    embedding: float = 1.5
+    embedding: float = 2.0
     alias: float = 1.5
 
 
