@@ -160,3 +160,21 @@ def test_a_closed_loop_reads_as_done_not_as_still_to_do(kind, done, mark):
     hit = FactHit("d1", kind, "User: I still need to book the park shelter.", "2026-02-10",
                   [{"turns": ["t5"]}], 1.0, {}, 12, "topics/party.md", done)
     assert hit.render() == f"- 2026-02-10 {mark}User: I still need to book the park shelter. [t5]"
+
+
+def test_a_question_about_two_people_shows_the_best_of_each(vault):
+    """Jon talks about dance much more than Gina does; "what do Jon and Gina both dance?" still
+    shows Gina's dance lines among the first, not after all of Jon's."""
+    jon = [f"Jon: My dance crew rehearsed {move} for the showcase." for move in
+           ("the contemporary piece", "a hip hop routine", "the finale lift", "a jazz combo", "a tango section",
+            "the opening formation", "a breakdance battle", "the ballet warm-up")]
+    gina = ["Gina: I used to dance ballet as a teenager.", "Gina: I still dance salsa with friends on Fridays."]
+    build(vault, [("Dance studio", [], "2026-03-01T09:00:00", jon),
+                  ("Gina's hobbies", [], "2026-03-02T09:00:00", gina)])
+    result = recall(vault, "what do Jon and Gina both dance?", now=NOW)
+    facts = {f.doc_id: f for t in result.topics for f in t.facts}
+    first = [facts[d].text for d in result.order[:4]]
+    assert sum(t.startswith("Gina:") for t in first) >= 2 and sum(t.startswith("Jon:") for t in first) >= 2, first
+    alone = recall(vault, "what does Jon dance?", now=NOW)
+    shown = {f.doc_id: f for t in alone.topics for f in t.facts}
+    assert all(shown[d].text.startswith("Jon:") for d in alone.order[:3])

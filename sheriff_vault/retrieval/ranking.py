@@ -8,6 +8,7 @@ and least repetitive; the Markdown render spends the character budget exactly.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import re
 import time
@@ -34,6 +35,7 @@ MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
 TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
 AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
+PER_PERSON = 3  # a question naming two people first shows this many of each one's best facts
 HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
 # all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
@@ -405,7 +407,7 @@ class _Ranker:
         cap = self.cfg.facts_per_topic or len(cands)
         per_topic: dict[str, int] = {}
         picked: list[str] = []
-        for i in self._mmr(cands):
+        for i in self._each_person_first(self._mmr(cands), cands):
             cand = cands[i]
             hit = cand[2]
             if hit.path not in per_topic and len(per_topic) >= limit:
@@ -454,6 +456,17 @@ class _Ranker:
         if self.asks_when and (doc.kind == "event" or _DATED.search(doc.text)):
             factor *= 1.15
         return factor
+
+    def _each_person_first(self, order: list[int], cands: list[tuple[float, Doc, TopicHit, dict]]) -> list[int]:
+        """A question about two people ("what do Jon and Gina both like?") needs each one's best
+        facts: the first PER_PERSON of each, taken in turn, lead; the rest keep MMR's order."""
+        if len(self.people) < 2:
+            return order
+        own = [[i for i in order if speaker_of(cands[i][1].text).lower() == p][:PER_PERSON]
+               for p in sorted(self.people)]
+        front = [i for group in itertools.zip_longest(*own) for i in group if i is not None]
+        taken = set(front)
+        return front + [i for i in order if i not in taken]
 
     def _mmr(self, cands: list[tuple[float, Doc, TopicHit, dict]]) -> list[int]:
         lam = self.cfg.mmr_lambda
