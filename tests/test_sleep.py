@@ -255,3 +255,13 @@ def test_sharing_a_picture_is_not_a_fact_but_what_it_shows_is(said: str, kept: b
     at = dt.datetime(2026, 2, 10, 9, 0, tzinfo=dt.UTC)
     units = make_units([Turn("user", said, at, "t1", "Caroline")], "UTC", set())
     assert any("skip" not in u.flags for u in units) is kept
+
+
+def test_a_one_liner_sums_up_its_own_subject_with_current_values(slept):
+    """"Two things on my plate: Caroline's birthday party and the memory refactor" opens two
+    subjects and sums up neither; the party's one-liner is the party's own line, without the
+    budget a later turn corrected."""
+    root, _, _ = slept
+    party = next(t for t in topics_of(root) if "birthday" in t.name.lower())
+    assert "Riverside Park" in party.one_liner and "Two things" not in party.one_liner
+    assert "400 USD" not in party.one_liner

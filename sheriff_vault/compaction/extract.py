@@ -73,6 +73,7 @@ OPENER = re.compile(r"^\W*(?:(?:and|also|so|ok|okay|now|anyway)\W+)*(?:(?:the |a
                     r"(?:[^.:!?]{0,60}:|[^.:!?,]{0,30}?[,.!])|(?:first|also|btw|by the way)(?:,? \w+)?:|"
                     r"(?:first|also|btw|by the way),)\s*", _I)
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
+SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
 DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
                        r"another) (?:thing|one|matter|event|party|topic|story|crowd|group|people)|"
                        r"not the same (?:thing|one)|nothing to do with)\b", _I)
@@ -90,7 +91,8 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     # name the subject crisply ("Noted: a grant application to the neighbourhood fund ...").
     texts = [_turn_texts(c, by_id) for c in candidates]
     for i, cand in enumerate(candidates):
-        _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode)
+        _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
+                  [c.vector for c in candidates if c is not cand and c.vector is not None])
     total = sum(c.salience for c in candidates) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(candidates, key=lambda c: -c.salience)]
@@ -152,7 +154,7 @@ def _mean(units: list[Unit]) -> np.ndarray:
 
 
 def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans: set[str],
-              encode: Callable[[list[str]], np.ndarray]) -> None:
+              encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = ()) -> None:
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
     title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector)
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user")
@@ -160,7 +162,7 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     cand.owner = top[0][0] if len(humans) >= 2 and top and top[0][1] >= OWNER_SHARE * sum(named.values()) else ""
     name = title.name or truncate(texts[0], 60)
     cand.name = possessive(cand.owner, title.phrases[0]) if cand.owner and title.phrases else name
-    central = _central(cand, title.phrases[:1])
+    central = _central(cand, title.phrases[:1], other_vectors)
     body = OPENER.sub("", central.body, count=1) or central.body
     body = body[:1].upper() + body[1:]
     cand.one_liner = truncate(f"{central.turn.speaker}: {body}" if len(humans) >= 2 else body, 120)
@@ -172,14 +174,24 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     cand.time_hint = hints[0] if hints else None
 
 
-def _central(cand: Candidate, words: list[str]) -> Unit:
-    """The fact that best sums the subject up: a person's, naming the title if one does, nearest the centroid."""
+def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = ()) -> Unit:
+    """The fact that best sums the subject up: a person's, naming the title if one does, nearest
+    the centroid and far from the other subjects' ("Two things on my plate: the party and the
+    refactor" is close to both, so it sums up neither)."""
     pool = [u for u in cand.units if u.turn.role == "user"] or cand.units
+    pool = [u for u in pool if "loop" not in u.flags] or pool  # what is still to do changes; it sums up nothing
     key = words[0].lower().split()[-1] if words else ""
     named = [u for u in pool if key and key in u.text.lower()] or pool
     if cand.vector is None:
         return named[0]
-    return max(named, key=lambda u: float(u.vec @ cand.vector) if u.vec is not None else -1.0)
+
+    def fit(u: Unit) -> float:
+        if u.vec is None:
+            return -1.0
+        shared = max((float(u.vec @ o) for o in others), default=0.0)
+        return float(u.vec @ cand.vector) - SHARED_PENALTY * max(0.0, shared)
+
+    return max(named, key=fit)
 
 
 # -- skills ------------------------------------------------------------------------------------

@@ -220,8 +220,11 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         best = max(cands, key=lambda c: c.salience)
         topic.set("one_liner", best.one_liner)
     for text, unit in struck:  # a one-liner that states an old value states the new one instead
+        gone = re.sub(r"^[^:]{1,60}:\s", "", text)
         if _body(topic.one_liner) and _body(topic.one_liner)[:60] in _body(text):
             topic.set("one_liner", truncate(unit.body, 120))
+        elif len(gone) > 12 and gone in topic.one_liner and topic.one_liner.replace(gone, "").strip():
+            topic.set("one_liner", " ".join(topic.one_liner.replace(gone, " ").split()))  # only a part was old
     utility += mentions
     utility += 5 if any(c.corrected for c in cands) else 0
     utility += 3 if any(c.constrained for c in cands) else 0
