@@ -162,6 +162,17 @@ def test_sleep_phrases_resolve_to_windows_and_commit_ranges(slept_thrice, phrase
     assert int(git(root, "rev-list", "--count", spec).strip()) == expected  # git reads the range as given
 
 
+@pytest.mark.parametrize(("phrase", "shas"), [("two sleeps ago", ["s2"]), ("one sleep ago", ["s3", "edit1"]),
+                                              ("since two sleeps ago", ["edit2", "s3", "edit1", "s2"])])
+def test_diff_since_a_sleep_takes_the_commits_vault_time_names(slept_thrice, phrase, shas):
+    """`vault diff --since "two sleeps ago"` covers the commits between those sleeps (the second
+    sleep's own commit, not the first's), the same range `vault time` prints."""
+    root = slept_thrice["root"]
+    out = run_vault("diff", "--since", phrase, "--now", NOW_AFTER, "--json", cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert [c["sha"] for c in json.loads(out.stdout)["commits"]] == [sha_of(slept_thrice, k) for k in shas]
+
+
 def test_vault_time_prints_the_window_and_the_commits(slept_thrice):
     root, s1, s2 = slept_thrice["root"], slept_thrice["s1"], slept_thrice["s2"]
     out = run_vault("time", "two sleeps ago", "--now", NOW_AFTER, "--json", cwd=root)

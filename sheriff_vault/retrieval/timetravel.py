@@ -24,7 +24,7 @@ from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.items import Item
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.packets import latest_slept_at
-from sheriff_vault.store.sleeps import sleep_times
+from sheriff_vault.store.sleeps import commit_range, sleep_times
 from sheriff_vault.store.topics import Topic, slugify
 from sheriff_vault.store.vault import Vault
 
@@ -267,14 +267,21 @@ def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until
 
 
 def diff_since(vault: Vault, phrase: str, now: dt.datetime | None = None, *, until: str | None = None) -> dict:
-    """Facts added and removed per topic by the commits dated inside the phrase's window."""
+    """Facts added and removed per topic by the commits dated inside the phrase's window; a phrase
+    about sleeps ("since two sleeps ago") takes the commits between those sleeps, as `vault time`
+    names them, so a sleep's own commit is in or out by the same rule there and here."""
     root, win = vault.root, time_window(vault, phrase, now, until)
-    commits = [c for c in gitlog.log(root, since=win.start, until=win.end) if win.contains(c.at)]
+    span = commit_range(vault, win, now or timewin.utcnow()) \
+        if timewin.mentions_sleep(f"{phrase} {until or ''}") else None
+    if span is not None:
+        commits = gitlog.log_range(root, span.base, span.tip) if span.tip and span.count else []
+    else:
+        commits = [c for c in gitlog.log(root, since=win.start, until=win.end) if win.contains(c.at)]
     out: dict[str, Any] = {"window": win.to_json(), "commits": [], "topics": [], "created": [], "deleted": []}
     if not commits:
         return out
     last = commits[0].sha
-    base = gitlog.resolve(root, f"{commits[-1].sha}~1") or EMPTY_TREE
+    base = (span.base if span is not None else gitlog.resolve(root, f"{commits[-1].sha}~1")) or EMPTY_TREE
     for c in commits:
         touched = [p for p in gitlog.changed_paths(root, c.sha) if p.startswith("topics/") and p.endswith(".md")]
         out["commits"].append(c.to_json() | {"topics": touched})

@@ -196,6 +196,11 @@ def log(root: Path, *paths: str, since: dt.datetime | None = None, until: dt.dat
     return _parse_log(_run(root, *args))
 
 
+def log_range(root: Path, base: str | None, tip: str) -> list[CommitInfo]:
+    """Commits of `base..tip`, newest first (all of tip's history when base is None)."""
+    return _parse_log(_run(root, "log", _FMT, f"{base}..{tip}" if base else tip))
+
+
 def show_file(root: Path, sha: str, path: str) -> str | None:
     """A file's text as of a commit; None when it did not exist then."""
     try:
