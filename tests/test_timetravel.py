@@ -302,7 +302,9 @@ def test_sleep_commits_are_the_timeline(tmp_path):
     assert [e.sha for e in entries] == [second, first]
     assert entries[0].subject.startswith("sleep: ") and entries[0].date == "2023-05-20T10:00:00Z"
     assert any("adopted the dog Biscuit" in f["text"] for f in entries[0].added)
-    report = diff_since(vault, "since you slept", now=at("2023-05-20T11:00:00Z"))
+    # the awake time the last sleep closed is what that sleep wrote; after it, nothing changed yet
+    assert diff_since(vault, "since you slept", now=at("2023-05-20T11:00:00Z"))["commits"] == []
+    report = diff_since(vault, "one sleep ago", now=at("2023-05-20T11:00:00Z"))
     assert [c["sha"] for c in report["commits"]] == [second]
     added = [f["text"] for t in report["topics"] for f in t["added"]]
     assert any("adopted the dog" in t for t in added) and not any("pottery" in t for t in added)
