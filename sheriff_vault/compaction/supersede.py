@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sheriff_vault.compaction.numbers import numbers_in
-from sheriff_vault.store.items import Item
+from sheriff_vault.store.items import Item, parse_item
 from sheriff_vault.text import content_words, stem
 
 if TYPE_CHECKING:
@@ -78,8 +78,10 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
     correct; returns (text struck, the unit that corrected it). `day` is written as the day each
     was superseded."""
     struck: list[tuple[str, Unit]] = []
+    # Read once, not per unit (a long sleep adds hundreds of lines to one topic); a strike below
+    # rewrites one line in place, and the list takes that line as read again.
+    items = [i for i in topic.items() if i.kind in ("fact", "event")]
     for unit in units:
-        items = [i for i in topic.items() if i.kind in ("fact", "event")]
         mine = [i for i in items if unit.turn.id in i.turn_ids]
         if not mine:
             continue
@@ -89,7 +91,8 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
         for old in _corrected(unit, older):
             if _DEBUG:
                 print(f"supersede: {unit.turn.id} {unit.text[:70]!r} strikes {old.text[:70]!r}")
-            topic.body.replace_item(old, replace(old, superseded=day))
+            new = topic.body.replace_item(old, replace(old, superseded=day))
+            items[items.index(old)] = parse_item(new.raw, old.kind, old.line) or new
             struck.append((old.text, unit))
     return struck
 
