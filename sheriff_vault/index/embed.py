@@ -136,12 +136,15 @@ class Embedder:
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], workers: int = 1) -> np.ndarray:
+        """`workers`: batches run at once, where the model can (the onnx backend; see
+        OnnxMeanPoolingModel.encode); the vectors are the same either way."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self.load()
+        extra = {"workers": workers} if workers > 1 and getattr(model, "parallel_batches", False) else {}
         vecs = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                            convert_to_numpy=True, show_progress_bar=False)
+                            convert_to_numpy=True, show_progress_bar=False, **extra)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def key(self, text: str) -> str:
@@ -228,7 +231,7 @@ class HashEmbedder(Embedder):
     def dim(self) -> int:
         return self._dim
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], workers: int = 1) -> np.ndarray:
         return hash_vectors(texts, self._dim)
 
 
