@@ -94,8 +94,12 @@ class SleepResult:
 
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
-          extractor: str | None = None, dry_run: bool = False, index: Index | None = None) -> SleepResult:
-    """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact."""
+          extractor: str | None = None, dry_run: bool = False, index: Index | None = None,
+          reindex: Callable[[list[str]], object] | None = None) -> SleepResult:
+    """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact.
+
+    `reindex` indexes the topic and event files the sleep wrote; by default `index` does, here and
+    now (daemon.client.sleep hands them to a running daemon instead)."""
     now = now or timewin.utcnow()
     with vault.lock(timeout=120):
         notes = [n for n in [journal.recover(vault)] if n]
@@ -127,7 +131,8 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
         index = index or Index(vault)
         started = time.monotonic()
         try:
-            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
+            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result,
+                          reindex or index.refresh)
         finally:
             if own_index:
                 index.close()
@@ -158,7 +163,7 @@ def _sleep_id(buffer: list[Turn], now: dt.datetime) -> str:
 
 
 def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, extractor: str, dry_run: bool,
-         index: Index, result: SleepResult) -> SleepResult:
+         index: Index, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
     """Plan everything in memory, then write and commit it as one journaled change."""
     guarded = _guard(part, tail, result)
     index.refresh()
@@ -184,7 +189,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         result.commit = tx.commit(_commit_message(result, changes, extraction), list(files), when=now)
     if result.commit:
         result.tag = _tag(vault, result)
-    index.refresh([p for p in files if p.startswith(("topics/", "events/"))])
+    reindex([p for p in files if p.startswith(("topics/", "events/"))])
     return result
 
 

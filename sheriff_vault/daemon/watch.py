@@ -260,6 +260,8 @@ class Daemon:
                     self.full_scan = True
             else:
                 self.handle_changes(str(self.vault.root / p) for p in paths)
+            if args.get("wait") is False:  # the worker indexes them after the debounce; recall flushes first
+                return {"queued": len(paths or [])}
             stats = self.flush()
             return stats.to_json() if stats else {"changed": [], "removed": []}
         if op == "reconcile":
