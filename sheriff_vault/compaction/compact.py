@@ -30,8 +30,9 @@ from sheriff_vault.compaction.merge import (
     match,
     targets_from,
 )
+from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
-from sheriff_vault.index.embed import safe_encoder
+from sheriff_vault.index.embed import Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
@@ -166,9 +167,12 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
          index: Index, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
     """Plan everything in memory, then write and commit it as one journaled change."""
     guarded = _guard(part, tail, result)
+    encode = safe_encoder(index.embedder)
+    if extractor == "offline":  # the model embeds the exchanges while the index is read
+        encode = ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
-    extraction = _extract(vault, extractor, guarded, now, index)
+    extraction = _extract(vault, extractor, guarded, now, encode)
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
@@ -223,8 +227,7 @@ def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> _Guarded:
                     quarantine=quarantine_files)
 
 
-def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, index: Index) -> Extraction:
-    encode = safe_encoder(index.embedder)
+def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, encode: Encode) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 

@@ -235,6 +235,34 @@ class HashEmbedder(Embedder):
         return hash_vectors(texts, self._dim)
 
 
+def ahead(encode: Encode, texts: list[str]) -> Encode:
+    """`encode`, with the vectors of `texts` asked for now in a background thread, so the caller can
+    work meanwhile (a sleep reads the index while the daemon embeds its exchanges); the first call
+    with exactly these texts gets them, any other call encodes as usual."""
+    wanted = list(texts)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["vectors"] = encode(wanted)
+        except BaseException as exc:  # raised where the vectors are asked for, as a direct call would
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="embed-ahead", daemon=True)
+    worker.start()
+
+    def call(batch: list[str]) -> np.ndarray:
+        if "taken" in box or list(batch) != wanted:
+            return encode(batch)
+        worker.join()
+        box["taken"] = True
+        if "error" in box:
+            raise box["error"]
+        return box["vectors"]
+
+    return call
+
+
 def safe_encoder(embedder: Embedder | None) -> Encode:
     """Encode with `embedder`, or with hash_vectors when there is none or its model will not load:
     sleep must work (cruder) without a model."""
