@@ -68,3 +68,19 @@ def test_onnx_backend_matches_sentence_transformers_without_torch(tmp_path):
         np.testing.assert_allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
         assert float(np.min(np.sum(batch * library, axis=1))) >= 1 - 1e-4
         assert float(np.min(np.sum(one_by_one * library, axis=1))) >= 1 - 1e-4
+
+
+@pytest.mark.slow
+def test_onnx_vectors_do_not_depend_on_batching():
+    """A text's vector is the same whatever batch it shares, and with batches run at once (the
+    daemon's `embed` request for a sleep): so merging, splitting or parallel embedding calls never
+    changes what a sleep decides."""
+    embedder = Embedder()
+    if not getattr(embedder.load(), "parallel_batches", False):
+        pytest.skip(f"the onnx backend is unavailable: {embedder.fallback}")
+    texts = TEXTS * 7 + [f"fact {i}: the party budget is {i * 10} USD" for i in range(60)]
+    serial = embedder.encode(texts)
+    for workers in (2, 3):
+        assert np.array_equal(embedder.encode(texts, workers=workers), serial)
+    assert np.array_equal(embedder.encode(texts[::-1])[::-1], serial)
+    assert np.array_equal(np.stack([embedder.encode([t])[0] for t in texts]), serial)

@@ -30,8 +30,9 @@ from sheriff_vault.compaction.merge import (
     match,
     targets_from,
 )
+from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
-from sheriff_vault.index.embed import safe_encoder
+from sheriff_vault.index.embed import Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
@@ -94,8 +95,12 @@ class SleepResult:
 
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
-          extractor: str | None = None, dry_run: bool = False, index: Index | None = None) -> SleepResult:
-    """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact."""
+          extractor: str | None = None, dry_run: bool = False, index: Index | None = None,
+          reindex: Callable[[list[str]], object] | None = None) -> SleepResult:
+    """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact.
+
+    `reindex` indexes the topic and event files the sleep wrote; by default `index` does, here and
+    now (daemon.client.sleep hands them to a running daemon instead)."""
     now = now or timewin.utcnow()
     with vault.lock(timeout=120):
         notes = [n for n in [journal.recover(vault)] if n]
@@ -127,7 +132,8 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
         index = index or Index(vault)
         started = time.monotonic()
         try:
-            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result)
+            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result,
+                          reindex or index.refresh)
         finally:
             if own_index:
                 index.close()
@@ -158,12 +164,15 @@ def _sleep_id(buffer: list[Turn], now: dt.datetime) -> str:
 
 
 def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, extractor: str, dry_run: bool,
-         index: Index, result: SleepResult) -> SleepResult:
+         index: Index, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
     """Plan everything in memory, then write and commit it as one journaled change."""
     guarded = _guard(part, tail, result)
+    encode = safe_encoder(index.embedder)
+    if extractor == "offline":  # the model embeds the exchanges while the index is read
+        encode = ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
-    extraction = _extract(vault, extractor, guarded, now, index)
+    extraction = _extract(vault, extractor, guarded, now, encode)
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
@@ -184,7 +193,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         result.commit = tx.commit(_commit_message(result, changes, extraction), list(files), when=now)
     if result.commit:
         result.tag = _tag(vault, result)
-    index.refresh([p for p in files if p.startswith(("topics/", "events/"))])
+    reindex([p for p in files if p.startswith(("topics/", "events/"))])
     return result
 
 
@@ -218,8 +227,7 @@ def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> _Guarded:
                     quarantine=quarantine_files)
 
 
-def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, index: Index) -> Extraction:
-    encode = safe_encoder(index.embedder)
+def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, encode: Encode) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 

@@ -74,14 +74,28 @@ def exchanges(talk: list[Turn]) -> list[list[Turn]]:
     return groups
 
 
+def exchange_texts(turns: list[Turn]) -> list[str]:
+    """What find_subjects embeds for `turns`, a text an exchange: a sleep asks for their vectors
+    before it needs them, and reads the index meanwhile."""
+    return _texts(exchanges(_talk(turns)))
+
+
+def _talk(turns: list[Turn]) -> list[Turn]:
+    return [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+
+
+def _texts(groups: list[list[Turn]]) -> list[str]:
+    return [" ".join(t.content for t in g)[:1200] for g in groups]
+
+
 def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) -> list[Subject]:
     """The subjects of `turns` (user and assistant turns with text), in order of first mention."""
-    talk = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    talk = _talk(turns)
     groups = exchanges(talk)
     if not groups:
         return []
     social = not any(t.role == "assistant" for t in talk)  # people chatting: subjects drift fast
-    texts = [" ".join(t.content for t in g)[:1200] for g in groups]
+    texts = _texts(groups)
     vectors = np.asarray(encode(texts), dtype=np.float32)
     bags = [_bag(text) for text in texts]
     df = Counter(w for bag in bags for w in set(bag))

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sheriff_vault.compaction.numbers import numbers_in
-from sheriff_vault.store.items import Item
+from sheriff_vault.store.items import Item, parse_item
 from sheriff_vault.text import content_words, stem
 
 if TYPE_CHECKING:
@@ -80,8 +80,10 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
     correct; returns (text struck, the unit that corrected it). `day` is written as the day each
     was superseded."""
     struck: list[tuple[str, Unit]] = []
+    # Read once, not per unit (a long sleep adds hundreds of lines to one topic); a strike below
+    # rewrites one line in place, and the list takes that line as read again.
+    items = [i for i in topic.items() if i.kind in ("fact", "event")]
     for unit in units:
-        items = [i for i in topic.items() if i.kind in ("fact", "event")]
         mine = [i for i in items if unit.turn.id in i.turn_ids]
         if not mine:
             continue
@@ -91,14 +93,19 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
         for old in sorted(_corrected(unit, older), key=lambda i: -i.line):  # bottom up: a split adds a line
             if _DEBUG:
                 print(f"supersede: {unit.turn.id} {unit.text[:70]!r} strikes {old.text[:70]!r}")
-            struck.append((_strike(topic, old, unit, day), unit))
+            text, new = _strike(topic, old, unit, day)
+            if new is None:  # split in two: the lines below moved down, so read them again
+                items = [i for i in topic.items() if i.kind in ("fact", "event")]
+            else:
+                items[items.index(old)] = parse_item(new.raw, old.kind, old.line) or new
+            struck.append((text, unit))
     return struck
 
 
-def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> str:
+def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | None]:
     """Strike `old`, or only its sentences `unit` corrects: "The party is on Saturday at Riverside
     Park. Budget is 400 USD." keeps the day and place as a current line and strikes the budget on
-    a line of its own. Returns the text struck."""
+    a line of its own. Returns the text struck and the struck line (None when the fact was split)."""
     lead = re.match(r"[^:]{1,60}:\s", old.text)
     head = lead.group(0) if lead else ""
     sentences = _SENTENCE.split(old.text[len(head):])
@@ -108,9 +115,8 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> str:
             kept = head + " ".join(s for s in sentences if s not in hit)
             gone = head + " ".join(hit)
             topic.body.replace_item(old, replace(old, text=kept), replace(old, text=gone, superseded=day))
-            return gone
-    topic.body.replace_item(old, replace(old, superseded=day))
-    return old.text
+            return gone, None
+    return old.text, topic.body.replace_item(old, replace(old, superseded=day))
 
 
 def _corrected(unit: Unit, older: list[Item]) -> list[Item]:

@@ -154,7 +154,14 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, **kwargs: Any) -> Sleep
     if type(local) is not Embedder:  # the hash embedder: nothing to save
         return sleep_here(vault, turns, **kwargs)
     index = Index(vault, DaemonEmbedder(vault, local))
+
+    def hand_over(paths: list[str]) -> None:
+        """The daemon indexes what the sleep wrote, as it indexes any saved file, after the sleep
+        has returned (embedding a long sleep's facts takes seconds); recall waits for it."""
+        if rpc.call(vault, "reindex", {"paths": paths, "wait": False}) is None:
+            index.refresh(paths)
+
     try:
-        return sleep_here(vault, turns, **kwargs, index=index)
+        return sleep_here(vault, turns, **kwargs, index=index, reindex=hand_over)
     finally:
         index.close()

@@ -54,7 +54,8 @@ class DaemonEmbedder(Embedder):
         self.remote_calls += 1
         return reply
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], workers: int = 1) -> np.ndarray:
+        """The daemon's vectors for `texts` (it decides how many workers run them)."""
         texts = list(texts)
         parts = []
         for i in range(0, max(len(texts), 1), BATCH):

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 IGNORED_TOP = {".git", ".vault"}
 WARMING = "bm25-only, warming"  # `via` of a recall answered while the model still loads
+# The `embed` request's workers: a sleep waits for its hundreds of texts with nothing else to do,
+# so they get the cores a sleep without a daemon would use, not the one a recall query needs.
+BULK_WORKERS = min(4, os.cpu_count() or 1)
 
 
 class Daemon:
@@ -247,7 +250,7 @@ class Daemon:
                 raise DaemonError(f"this daemon holds {embedder.model_id}, not {args.get('model_id')}")
             self.model_ready.wait(timeout=300)
             texts = [str(t) for t in args.get("texts") or []]
-            vecs = embedder.encode(texts) if texts else None
+            vecs = embedder.encode(texts, workers=BULK_WORKERS) if texts else None
             return {"model_id": embedder.model_id, "dim": embedder.dim,
                     "vectors": encoded(vecs) if vecs is not None else ""}
         if op == "reindex":
@@ -257,6 +260,8 @@ class Daemon:
                     self.full_scan = True
             else:
                 self.handle_changes(str(self.vault.root / p) for p in paths)
+            if args.get("wait") is False:  # the worker indexes them after the debounce; recall flushes first
+                return {"queued": len(paths or [])}
             stats = self.flush()
             return stats.to_json() if stats else {"changed": [], "removed": []}
         if op == "reconcile":

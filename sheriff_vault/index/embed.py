@@ -136,12 +136,15 @@ class Embedder:
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], workers: int = 1) -> np.ndarray:
+        """`workers`: batches run at once, where the model can (the onnx backend; see
+        OnnxMeanPoolingModel.encode); the vectors are the same either way."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self.load()
+        extra = {"workers": workers} if workers > 1 and getattr(model, "parallel_batches", False) else {}
         vecs = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                            convert_to_numpy=True, show_progress_bar=False)
+                            convert_to_numpy=True, show_progress_bar=False, **extra)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def key(self, text: str) -> str:
@@ -228,8 +231,36 @@ class HashEmbedder(Embedder):
     def dim(self) -> int:
         return self._dim
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], workers: int = 1) -> np.ndarray:
         return hash_vectors(texts, self._dim)
+
+
+def ahead(encode: Encode, texts: list[str]) -> Encode:
+    """`encode`, with the vectors of `texts` asked for now in a background thread, so the caller can
+    work meanwhile (a sleep reads the index while the daemon embeds its exchanges); the first call
+    with exactly these texts gets them, any other call encodes as usual."""
+    wanted = list(texts)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["vectors"] = encode(wanted)
+        except BaseException as exc:  # raised where the vectors are asked for, as a direct call would
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="embed-ahead", daemon=True)
+    worker.start()
+
+    def call(batch: list[str]) -> np.ndarray:
+        if "taken" in box or list(batch) != wanted:
+            return encode(batch)
+        worker.join()
+        box["taken"] = True
+        if "error" in box:
+            raise box["error"]
+        return box["vectors"]
+
+    return call
 
 
 def safe_encoder(embedder: Embedder | None) -> Encode:

@@ -138,6 +138,8 @@ def load_runtime() -> None:
 class OnnxMeanPoolingModel:
     """Tokenize, run the ONNX transformer, mean-pool and L2-normalise (see the module doc)."""
 
+    parallel_batches = True  # encode(workers=n): see there
+
     def __init__(self, source: str, max_tokens: int, onnx_file: Path | None = None) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -173,21 +175,41 @@ class OnnxMeanPoolingModel:
     def get_sentence_embedding_dimension(self) -> int:
         return self.hidden
 
-    def encode(self, texts: list[str], batch_size: int = 64, **_: Any) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 64, workers: int = 1, **_: Any) -> np.ndarray:
+        """`workers` > 1 runs that many batches at once, each on one thread (the session is
+        thread-safe): the daemon embeds a sleep's hundreds of texts this way while the sleep waits.
+        A text's vector does not depend on the batch it shares (tests/test_embed_backend.py), so
+        the batches shrink until every worker has two."""
         out = np.zeros((len(texts), self.hidden), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # like lengths share a batch: less padding
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            encs = self.tokenizer.encode_batch([texts[i] for i in rows])
-            feed = {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
-                    "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
+        if workers > 1:
+            batch_size = max(1, min(batch_size, -(-len(texts) // (2 * workers))))
+        batches = (self._feed(texts, order[start : start + batch_size]) for start in range(0, len(order), batch_size))
+
+        def run(rows: list[int], feed: dict[str, np.ndarray]) -> None:
             hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
             mask = feed["attention_mask"][..., None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
             norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             out[rows] = pooled / norms
+
+        if workers > 1 and len(order) > batch_size:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                for done in [pool.submit(run, rows, feed) for rows, feed in batches]:
+                    done.result()
+        else:
+            for rows, feed in batches:
+                run(rows, feed)
         return out
+
+    def _feed(self, texts: list[str], rows: list[int]) -> tuple[list[int], dict[str, np.ndarray]]:
+        """The model's inputs for one batch: `texts` at `rows`, tokenized and padded alike."""
+        encs = self.tokenizer.encode_batch([texts[i] for i in rows])
+        return rows, {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
+                      "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
+                      "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
 
 
 if __name__ == "__main__":  # the export child: python -m sheriff_vault.index.onnxmodel SOURCE OUT

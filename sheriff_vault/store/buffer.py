@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sheriff_vault import timewin
 from sheriff_vault.errors import ConversationFormatError
-from sheriff_vault.store.fsutil import append_line, atomic_write
+from sheriff_vault.store.fsutil import append_lines, atomic_write
 from sheriff_vault.store.items import clean_turn_id
 
 if TYPE_CHECKING:
@@ -277,8 +277,7 @@ def append_turns(vault: Vault, turns: list[Turn], now: dt.datetime) -> list[Turn
         if t.at is None:
             t.at = now
     assign_ids(fresh, vault, existing)
-    for t in fresh:
-        append_line(vault.buffer_path, json.dumps(t.to_json(), ensure_ascii=False))
+    append_lines(vault.buffer_path, [json.dumps(t.to_json(), ensure_ascii=False) for t in fresh])
     return fresh
 
 

@@ -44,11 +44,14 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
     fsync_dir(path.parent)
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line and fsync; a crash can at worst leave a partial last line, which readers skip."""
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append lines with one write and one fsync (a sleep of a long transcript appends hundreds of
+    turns); a crash can at worst leave a partial last line, which readers skip."""
+    if not lines:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(line if line.endswith("\n") else line + "\n")
+        fh.write("".join(line if line.endswith("\n") else line + "\n" for line in lines))
         fh.flush()
         os.fsync(fh.fileno())
 

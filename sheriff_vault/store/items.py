@@ -268,7 +268,7 @@ class Body:
         else:
             index = sec.heading + 1
             for i in range(sec.heading + 1, sec.end):
-                if parse_item(self.lines[i], item.kind) is not None:  # sec.kind == item.kind
+                if _ITEM.match(self.lines[i].rstrip("\r\n")):  # an item line (parse_item would read it)
                     index = i + 1
             if index == sec.heading + 1 and index < len(self.lines) and not self.lines[index].strip():
                 index += 1
