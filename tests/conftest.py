@@ -1,11 +1,13 @@
 """Shared fixtures: real vaults (real git) in tmp_path, the real CLI in-process and as a subprocess."""
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,17 @@ def run_vault(*args: str, cwd: Path | None = None, input: str | None = None, env
 @pytest.fixture
 def run():
     return run_vault
+
+
+@contextlib.contextmanager
+def watching(vault: Vault) -> Iterator[Vault]:
+    """`vault watch` running on `vault` (a real daemon subprocess) until the block ends."""
+    started = run_vault("watch", "--vault", vault.root)
+    assert started.returncode == 0, started.stderr
+    try:
+        yield vault
+    finally:
+        run_vault("watch", "--stop", "--vault", vault.root)
 
 
 def git(root: Path, *args: str) -> str:

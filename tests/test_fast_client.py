@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import run_vault
+from conftest import watching
 from memory_fixtures import build
 
 from sheriff_vault.__main__ import _parse
@@ -21,10 +21,8 @@ FAST = [sys.executable, "-X", "importtime", "-m", "sheriff_vault"]
 @pytest.fixture
 def daemon(hash_vault):
     build(hash_vault)
-    started = run_vault("watch", "--vault", hash_vault.root)
-    assert started.returncode == 0, started.stderr
-    yield hash_vault
-    run_vault("watch", "--stop", "--vault", hash_vault.root)
+    with watching(hash_vault):
+        yield hash_vault
 
 
 def run(cmd: list[str], *args: str, cwd=None) -> subprocess.CompletedProcess:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import run_vault
+from conftest import watching
 
 from sheriff_vault.agent.skills import request_words, search
 from sheriff_vault.daemon import rpc
@@ -129,9 +129,7 @@ def test_a_vault_skill_is_routed_by_its_own_manifest(vault):
 
 @pytest.mark.slow
 def test_the_daemon_embeds_with_the_model_it_holds(vault):
-    started = run_vault("watch", "--vault", vault.root)
-    assert started.returncode == 0, started.stderr
-    try:
+    with watching(vault):
         texts = ["debug this crash", "write the docs"]
         reply = rpc.call(vault, "embed", {"texts": texts})
         assert reply is not None and reply["dim"] == 384
@@ -140,5 +138,3 @@ def test_the_daemon_embeds_with_the_model_it_holds(vault):
         here = embed(vault, texts, use_daemon=False)
         assert np.allclose(via_daemon, here, atol=1e-4)
         assert search(vault, "it crashes when I click save", k=1)[0][0].skill_id == "debug"
-    finally:
-        run_vault("watch", "--stop", "--vault", vault.root)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_vault
+from conftest import run_vault, watching
 
 from sheriff_vault.daemon import rpc
 from sheriff_vault.daemon.remote_embed import DaemonEmbedder
@@ -22,10 +22,8 @@ TURNS = [
 
 @pytest.fixture
 def daemon(vault):
-    started = run_vault("watch", "--vault", vault.root)
-    assert started.returncode == 0, started.stderr
-    yield vault
-    run_vault("watch", "--stop", "--vault", vault.root)
+    with watching(vault):
+        yield vault
 
 
 @pytest.mark.slow

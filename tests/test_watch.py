@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import git, run_vault, wait_for
+from conftest import git, run_vault, wait_for, watching
 from memory_fixtures import build
 
 from sheriff_vault.daemon import rpc
@@ -22,10 +22,8 @@ NOW = "2026-02-24T10:00:00Z"
 @pytest.fixture
 def daemon(vault):
     build(vault)
-    started = run_vault("watch", "--vault", vault.root)
-    assert started.returncode == 0, started.stderr
-    yield vault
-    run_vault("watch", "--stop", "--vault", vault.root)
+    with watching(vault):
+        yield vault
 
 
 def status(vault) -> dict:
