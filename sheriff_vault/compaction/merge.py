@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.compaction.extract import Candidate, Unit
-from sheriff_vault.compaction.supersede import current_first, supersede
+from sheriff_vault.compaction.supersede import LEAD, current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic, parse_time
@@ -220,7 +220,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         best = max(cands, key=lambda c: c.salience)
         topic.set("one_liner", best.one_liner)
     for text, unit in struck:  # a one-liner that states an old value states the new one instead
-        gone = re.sub(r"^[^:]{1,60}:\s", "", text)
+        gone = LEAD.sub("", text, count=1)
         if _body(topic.one_liner) and _body(topic.one_liner)[:60] in _body(text):
             topic.set("one_liner", truncate(unit.body, 120))
         elif len(gone) > 12 and gone in topic.one_liner and topic.one_liner.replace(gone, "").strip():
@@ -237,7 +237,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
 
 def _body(text: str) -> str:
     """A fact's words without its "Speaker:" lead, for comparing."""
-    return norm(re.sub(r"^[^:]{1,60}:\s", "", text))
+    return norm(LEAD.sub("", text, count=1))
 
 
 def _local_day(t: dt.datetime, tz: str) -> dt.datetime:

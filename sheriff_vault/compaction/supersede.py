@@ -50,6 +50,7 @@ CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correc
                     r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 _GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
+LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
 
@@ -106,7 +107,7 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
     """Strike `old`, or only its sentences `unit` corrects: "The party is on Saturday at Riverside
     Park. Budget is 400 USD." keeps the day and place as a current line and strikes the budget on
     a line of its own. Returns the text struck and the struck line (None when the fact was split)."""
-    lead = re.match(r"[^:]{1,60}:\s", old.text)
+    lead = LEAD.match(old.text)
     head = lead.group(0) if lead else ""
     sentences = _SENTENCE.split(old.text[len(head):])
     if len(sentences) > 1:
@@ -156,7 +157,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
 
 def _slot_words(text: str) -> set[str]:
     """What a fact is about, minus speakers, values and change words."""
-    body = re.sub(r"^[^:]{1,60}:\s", "", text)
+    body = LEAD.sub("", text, count=1)
     return {stem(w) for w in content_words(body) if not CHANGE.fullmatch(w) and w.lower() not in _MONTHS.lower()}
 
 
