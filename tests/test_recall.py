@@ -118,6 +118,21 @@ def test_deep_mode_expands_along_related_links(filled):
     assert [t.name for t in expanded] == ["Vegetable garden"]
 
 
+def test_a_topic_that_only_came_up_next_brings_no_unrelated_lines(filled):
+    """Sleep links subjects in the order they came up (NEXT/PREV). That order is no relation: the
+    garden that came up after the offsite is not context for the offsite's flights, so its lines,
+    which match nothing asked, stay out; a link that states a relation brings its best lines."""
+    from sheriff_vault.store.edits import link_topics
+
+    link_topics(filled, "Team offsite in Lisbon", "Vegetable garden", "NEXT", 1.0)
+    result = recall(filled, "remember the offsite flights?", now=NOW, k=1)
+    assert result.mode == "deep" and result.topics[0].name == "Team offsite in Lisbon"
+    assert "Vegetable garden" not in names(result)
+    link_topics(filled, "Team offsite in Lisbon", "Vegetable garden", "RELATES_TO", 1.0)
+    related = recall(filled, "remember the offsite flights?", now=NOW, k=1)
+    assert "Vegetable garden" in names(related)
+
+
 def test_evergreen_topics_do_not_decay(vault):
     from sheriff_vault.store.edits import create_topic
 

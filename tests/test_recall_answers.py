@@ -178,3 +178,82 @@ def test_a_question_about_two_people_shows_the_best_of_each(vault):
     alone = recall(vault, "what does Jon dance?", now=NOW)
     shown = {f.doc_id: f for t in alone.topics for f in t.facts}
     assert all(shown[d].text.startswith("Jon:") for d in alone.order[:3])
+
+
+@pytest.fixture
+def japan_unmarked(vault):
+    """The same trip written by hand (or before sleep marked corrections): no struck line, only dates."""
+    topic = create_topic(vault, "Japan trip", now=day("2026-03-01T09:00:00"), aliases=["japan"], commit=False).topic
+    topic.add_item(fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), cite("t1")))
+    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")))
+    topic.add_item(fact("We fly back on 24 March with 2 suitcases.", day("2026-03-02T09:00:00"), cite("t4")))
+    topic.add_item(fact("Budget for the Japan trip is 4500 EUR.", day("2026-03-10T09:00:00"), cite("t9")))
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, "test: japan by hand", ["topics"])
+    return vault
+
+
+def test_without_markers_the_newer_value_leads_and_the_older_reads_as_earlier(japan_unmarked):
+    result = recall(japan_unmarked, "what is the Japan budget now?", now=NOW)
+    text = result.render(4000)
+    assert text.index("4500 EUR") < text.index("Earlier values") < text.index("4000 EUR")
+    assert "[earlier, superseded 2026-03-10] Budget for the Japan trip is 4000 EUR." in text
+    assert "Earlier values" not in text.split("Flights to Osaka")[0] or "Osaka" not in text
+    as_of = recall(japan_unmarked, "what was the Japan budget as of 5 March 2026?", now=NOW).render(4000)
+    assert "4000 EUR" in as_of.split("\n## ")[1] and "Earlier values" not in as_of.split("4000 EUR")[0]
+
+
+def _doc(text: str, date: str, line: int, superseded: str = ""):
+    from sheriff_vault.index.docs import Doc
+
+    return Doc(f"d{line}", "fact", "topics/t.md", "topics/t.md", text, "", date, line, "[]", False, "[]", superseded)
+
+
+@pytest.mark.parametrize("facts,replaced", [
+    # a quantity given a new value on a later day: the older is history, whichever line comes first
+    ([("User: Budget is 400 USD.", "2026-02-10"), ("User: the budget went up to 500 USD.", "2026-02-17")],
+     {1: "2026-02-17"}),
+    ([("User: the budget went up to 500 USD.", "2026-02-17"), ("User: Budget is 400 USD.", "2026-02-10")],
+     {2: "2026-02-17"}),
+    # the same value said again, or a new value on the same day (no order to read): both current
+    ([("Budget is 400 USD.", "2026-02-10"), ("So the budget is 400 USD.", "2026-02-17")], {}),
+    ([("Budget is 400 USD.", "2026-02-10"), ("Budget is 500 USD.", "2026-02-10")], {}),
+    # a fact keeps its place while any quantity of it is still current
+    ([("Budget is 400 USD and we invited 25 guests.", "2026-02-10"), ("Budget is 500 USD.", "2026-02-17")], {}),
+    # two different quantities, or one only a unit names ("amount"), are not one quantity
+    ([("The hotel costs 120 EUR a night.", "2026-02-10"), ("The budget is 500 EUR.", "2026-02-17")], {}),
+    ([("We paid 40 EUR.", "2026-02-10"), ("We paid 60 EUR.", "2026-02-17")], {}),
+    # a line sleep struck already is history on its own terms
+    ([("Budget is 400 USD.", "2026-02-10", "2026-02-12"), ("Budget is 500 USD.", "2026-02-17")], {}),
+])
+def test_which_unmarked_fact_a_newer_one_replaced(facts, replaced):
+    from sheriff_vault.retrieval.current import replaced_by_date
+
+    docs = [_doc(f[0], f[1], i, *(f[2:])) for i, f in enumerate(facts, 1)]
+    assert replaced_by_date(docs) == {f"d{i}": d for i, d in replaced.items()}
+
+
+def test_a_time_window_narrows_a_subject_and_stands_alone_without_one(vault):
+    """"What did we decide about the database last week?" shows the database's lines of last week,
+    even one that shares no word with the question, and not every other line said then (the
+    booked shelter); "what did we talk about last week?" shows everything said then."""
+    build(vault, [("Database migration", [], "2026-03-24T09:00:00",
+                   ["We are moving the orders database to Postgres 16.",
+                    "We agreed to add the invoices index first and rerun the dry run on Thursday."]),
+                  ("Birthday party", [], "2026-03-24T12:00:00",
+                   ["Back to the party: the budget went up to 500 USD because we added a bouncy castle.",
+                    "Booked the park shelter this morning, so that's done."]),
+                  ("Garden", [], "2026-03-25T09:00:00", ["The hose at the tap leaks again."]),
+                  ("Old notes", [], "2026-01-05T09:00:00", ["The database backups run nightly."])])
+    vault.config.retrieval.fact_floor = 0.0  # what is shown here is decided by matching, not the floor
+    about = recall(vault, "what did we decide about the database last week?", now=NOW, explain=True)
+    facts = {f.doc_id: f.text for t in about.topics for f in t.facts}
+    order = [facts[d] for d in about.order]
+    assert ["Postgres" in t or "invoices" in t for t in order[:2]] == [True, True], order
+    assert not any("shelter" in t or "hose" in t for t in order), order
+    assert {c.fact.text: c.reason for c in about.cuts}["Booked the park shelter this morning, so that's done."] \
+        == "no match"
+    everything = recall(vault, "what did we talk about last week?", now=NOW)
+    texts = [f.text for t in everything.topics for f in t.facts]
+    assert any("invoices index" in t for t in texts) and any("shelter" in t for t in texts), texts

@@ -1,59 +1,13 @@
-"""Quantities said in a conversation, typed and keyed by what they measure.
-
-"the budget is 4,000 EUR" is `budget = 4000 EUR`, "7 nights at the hotel" is `nights = 7`, "a
-hotel for 7 nights" is `hotel_nights = 7`, "220 laptops" is `laptops = 220`. The key comes from the
-quantity's own subject in the same clause, never from the words that happen to stand next to
-it; without a subject it falls back to what the unit measures (`amount`, `distance`). Dates,
-times, years, versions ("Postgres 16") and ordinals are not quantities.
-"""
+"""The quantities of a conversation's turns, as sleep remembers them: each with its turn, time,
+speaker and how sure sleep is of it (a person's own number counts more than an echo of it).
+The parsing itself is `sheriff_vault.quantities`, which recall uses too."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
+from sheriff_vault.quantities import quantities_in
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CALENDAR, FILLER, STOPWORDS
-
-_I = re.IGNORECASE
-_MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
-          "eur": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "chf": "CHF",
-          "jpy": "JPY", "yen": "JPY"}
-_MEASURES = {  # unit as written -> (unit as stored, what it measures)
-    **{k: (v, "amount") for k, v in _MONEY.items()},
-    "%": ("%", "share"), "percent": ("%", "share"),
-    "km": ("km", "distance"), "kilometres": ("km", "distance"), "kilometers": ("km", "distance"),
-    "mi": ("miles", "distance"), "miles": ("miles", "distance"), "mile": ("miles", "distance"),
-    "m": ("m", "length"), "metres": ("m", "length"), "meters": ("m", "length"), "cm": ("cm", "length"),
-    "kg": ("kg", "weight"), "kilos": ("kg", "weight"), "lbs": ("lbs", "weight"), "lb": ("lbs", "weight"),
-    "g": ("g", "weight"), "ms": ("ms", "latency"), "milliseconds": ("ms", "latency"),
-    "seconds": ("seconds", "duration"), "second": ("seconds", "duration"), "secs": ("seconds", "duration"),
-    "minutes": ("minutes", "duration"), "minute": ("minutes", "duration"), "mins": ("minutes", "duration"),
-    "hours": ("hours", "duration"), "hour": ("hours", "duration"), "hrs": ("hours", "duration"),
-    "days": ("days", "duration"), "day": ("days", "duration"), "weeks": ("weeks", "duration"),
-    "week": ("weeks", "duration"), "months": ("months", "duration"), "month": ("months", "duration"),
-    "years": ("years", "duration"), "year": ("years", "duration"),
-    "gb": ("GB", "size"), "mb": ("MB", "size"), "kb": ("KB", "size"), "tb": ("TB", "size"), "gib": ("GiB", "size"),
-    "mib": ("MiB", "size"), "rps": ("rps", "rate"), "qps": ("qps", "rate"),
-}
-_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
-_NUM = re.compile(
-    r"(?<![\w.,:/#-])(?P<cur>[$€£])?\s?(?P<v>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<mult>k|thousand|million|bn|billion)\b)?(?![.,]?\d)(?!:\d)(?!(?:st|nd|rd|th)\b)")
-_AFTER = re.compile(r"\s?(?P<unit>%|[a-zA-Z€$£][\w-]*)")
-# Words that link a subject to its value ("the budget IS 4,000", "rent goes FROM 980 TO 1,340").
-_LINK = frozenset("""is are was were be been being of at to from for about around roughly approximately approx
-just only now still total totals cost costs costing comes came come goes went gone rises rose rise up down set
-will would should could might may must can increases increased decreases decreased drops dropped by under over
-now than like exactly least most almost nearly per the a an my our your his her their its this that these those
-each every new old another max maximum min minimum up down""".split())
-_NOT_SUBJECT = frozenset("""i me we us you he she they it them him her this that there here what which who noted
-updated got asking asked say said says think thought know knew mean guess want wanted need needed plan planned
-planning hope maybe also just then okay ok yes no so and but or if because correction actually instead pay paid
-spend spent save saved owe owed charge charged earn earned buy bought sell sold get got""".split())
-_PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
-_VAGUE = frozenset("things thing times lots ways bits kinds sorts stuff others ones".split())
-_RANGE_WORD = re.compile(r"^\s*(?:-|–|to)\s*\d")
 
 
 @dataclass
@@ -70,128 +24,5 @@ class NumberHit:
 
 def numbers_in(sent: str, turn: Turn, at: dt.datetime) -> list[NumberHit]:
     """Every quantity in `sent` with a key that names what it measures."""
-    found = []
-    for m in _NUM.finditer(sent):
-        value = _value(m)
-        if value is None or _not_a_quantity(sent, m):
-            continue
-        unit, measures, unit_end, count_noun = _unit_after(sent, m)
-        if not unit and m["cur"]:
-            unit, measures = _MONEY[m["cur"]], "amount"
-        key = _subject(sent[: m.start()])
-        if count_noun:
-            prep = _PREP_BEFORE.search(sent[: m.start()])
-            subj = prep["subj"].lower() if prep else ""
-            key = f"{subj}_{count_noun}" if subj and _nounish(subj) and subj not in _MEASURES else count_noun
-            measures = "count"
-        if not key:
-            key = _subject_after(sent[unit_end:]) or measures
-        if not key or (not unit and not count_noun and not _has_link(sent[: m.start()])):
-            continue  # a bare number with no subject and no unit says nothing on its own
-        source = turn.speaker
-        found.append(NumberHit(key[:40], value, unit, at, source, 0.8 if turn.role == "user" else 0.6, turn.id,
-                               measures))
-    return found
-
-
-def _value(m: re.Match) -> float | int | None:
-    try:
-        value = float(m["v"].replace(",", ""))
-    except ValueError:
-        return None
-    if m["mult"]:
-        value *= _MULT[m["mult"].lower()]
-    return int(value) if float(value).is_integer() else value
-
-
-def _not_a_quantity(sent: str, m: re.Match) -> bool:
-    """Dates, times, years, versions ("Windows 11", "step 5") and ordinals are not quantities."""
-    before, after = sent[: m.start()].rstrip(), sent[m.end():]
-    words_after = after.strip().split()
-    next_word = words_after[0].strip(".,;:!?)").lower() if words_after else ""
-    prev_word = before.split()[-1].strip("(\"'") if before.split() else ""
-    if next_word in CALENDAR or prev_word.lower() in CALENDAR or prev_word.lower() in ("the", "on") and \
-            next_word in ("of",):
-        return True
-    if re.fullmatch(r"(?:19|20)\d\d", m["v"]) and not m["cur"] and next_word not in _MEASURES:
-        return True
-    if prev_word[:1].isupper() and prev_word.isalpha() and next_word not in _MEASURES and not m["cur"]:
-        return True  # Postgres 16, Windows 11, Room 4
-    if prev_word.lower() in ("step", "phase", "version", "v", "number", "no", "room", "page", "chapter", "item",
-                             "part", "level", "round", "sub", "under", "below", "above"):
-        return True
-    return bool(_RANGE_WORD.match(after) and next_word in CALENDAR)
-
-
-def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
-    """(unit, what it measures, where the unit ends, count noun) for the words after the number."""
-    rest = sent[m.end():]
-    u = _AFTER.match(rest)
-    if not u:
-        return "", "", m.end(), ""
-    word = u["unit"]
-    low = word.lower().rstrip(".")
-    end = m.end() + u.end()
-    if low in _MEASURES:
-        unit, measures = _MEASURES[low]
-        return unit, measures, end, ""
-    plural = low.endswith("s") and not low.endswith("ss")
-    if low.isalpha() and len(low) > 2 and (plural or m["v"] == "1") and low not in STOPWORDS and low not in _VAGUE \
-            and low not in CALENDAR and not word[:1].isupper() and (_nounish(low) or low in FILLER):
-        return "", "", end, low
-    return "", "", m.end(), ""
-
-
-def _subject(left: str) -> str:
-    """The noun phrase a value belongs to, from the words before it in its clause: "the long run is"
-    -> long_run. Empty when the clause has none (a pronoun, a verb, a name)."""
-    clause = re.split(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b", left)[-1]
-    words = re.findall(r"[A-Za-z][\w'-]*", clause)
-    sentence = re.split(r"[.!?:]\s+", left)[-1]
-    opening = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)  # a sentence's first word is capitalised, not a name
-    first_word = opening.group(1) if opening and sentence.strip().startswith(opening.group(1)) else ""
-    if first_word and re.search(rf"[a-z,] {re.escape(first_word)}\b", left):  # a name seen mid-sentence too
-        first_word = ""
-    while words and words[-1].lower() in _LINK:
-        words.pop()
-    picked: list[str] = []
-    for w in reversed(words):
-        low = w.lower()
-        name = w[:1].isupper() and w.isalpha() and not w.isupper() and w != first_word
-        if low in _LINK or low in _NOT_SUBJECT or low in STOPWORDS or low in CALENDAR or "'" in low or \
-                low in _MEASURES or not _nounish(low) or (name and picked == []):
-            break
-        picked.insert(0, low)
-        if len(picked) == 2:
-            break
-    return "_".join(picked)
-
-
-def _subject_after(right: str) -> str:
-    """"24 km long run" -> long_run: a noun phrase right after the unit, before any preposition."""
-    words = re.findall(r"[A-Za-z][\w'-]*|[.,;:!?]", right)[:3]
-    picked = []
-    for w in words:
-        low = w.lower()
-        if not w[0].isalpha() or low in STOPWORDS or low in _LINK or low in FILLER or not _nounish(low):
-            break
-        picked.append(low)
-    return "_".join(picked) if len(picked) == 2 else ""  # one word after a unit is mostly an adjective
-
-
-def _has_link(left: str) -> bool:
-    return bool(re.search(r"\b(?:is|are|was|were|from|to|now|costs?|total)\s*$", left.strip(), _I))
-
-
-def _nounish(word: str) -> bool:
-    """Crude: adverbs, most past forms and gerund-only verbs are not what a quantity is of."""
-    if word.endswith("ly") or word in FILLER:
-        return False
-    if word.endswith("ed") and len(word) > 4:
-        return False
-    return not (word.endswith("ing") and word not in _ING_NOUNS)
-
-
-_ING_NOUNS = frozenset("""wedding training meeting booking building painting housing parking flooring ceiling
-morning evening funding spending pricing ring thing king string clothing bedding lighting heating plumbing
-shipping setting listing rating reading feeding""".split())
+    return [NumberHit(q.key, q.value, q.unit, at, turn.speaker, 0.8 if turn.role == "user" else 0.6, turn.id,
+                      q.measures) for q in quantities_in(sent)]

@@ -20,6 +20,7 @@ from sheriff_vault import timewin
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
+from sheriff_vault.retrieval.current import replaced_by_date
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
@@ -36,12 +37,19 @@ PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against wha
 TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
 AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
 PER_PERSON = 3  # a question naming two people first shows this many of each one's best facts
+ON_SUBJECT = 0.5  # a topic this close to the best one's relevance is about what the question asks
+ORDER_EDGES = frozenset({"NEXT", "PREV"})  # sleep's "came up next": an order, not a relation
 HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
 # all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
 # when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
 MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
+# Words that ask about the talk itself, not a subject: "what did we talk about last week?" wants
+# everything in the window; "what did we decide about the database last week?" only the database.
+_ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing talked mention mentioned "
+                        "remember decide decided decision decisions plan plans planned agree agreed work worked "
+                        "news update updates up do did done doing".split())
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
@@ -52,6 +60,15 @@ def people_in(query: str, snap: Snapshot) -> set[str]:
         return set()
     speakers = snap.speakers
     return {n for n in names if n in speakers}
+
+
+def has_subject(search_text: str) -> bool:
+    """Whether the question names a subject beyond time and talk ("what happened last week?" does
+    not): a time window then narrows that subject instead of standing in for it."""
+    from sheriff_vault.text import FILLER, STOPWORDS
+
+    return any(w not in STOPWORDS and w not in FILLER and w not in _ABOUT_TALK and len(w) > 1
+               for w in re.findall(r"[a-z0-9]+", search_text.lower()))
 
 
 def without_people(text: str, people: set[str]) -> str:
@@ -94,7 +111,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
         search_text = _search_text(query, window, snap)
         qvec = _query_vector(index, search_text, tail) if dense else None
-        ranker = _Ranker(snap, cfg, now, window, qvec, query)
+        ranker = _Ranker(snap, cfg, now, window, qvec, query, search_text)
         ranker.explain = explain
         ranker.add_hits(*_search(index, search_text, qvec, window))
         if index.embedding_warning and index.embedding_warning not in warnings:
@@ -213,9 +230,10 @@ def _select(ranker: _Ranker, scored: list[TopicHit], mode: str,
 
 class _Ranker:
     def __init__(self, snap: Snapshot, cfg: Any, now: dt.datetime, window: timewin.Window | None,
-                 qvec: np.ndarray | None, query: str = "") -> None:
+                 qvec: np.ndarray | None, query: str = "", search_text: str | None = None) -> None:
         self.snap, self.cfg, self.now, self.window, self.qvec = snap, cfg, now, window, qvec
         self.query = query
+        self.topical = has_subject(query if search_text is None else search_text)
         self.explain = False  # build the list of cut facts (only --explain reads it)
         self.people = people_in(query, snap)
         self.asks_when = bool(_WHEN.search(query))
@@ -223,6 +241,8 @@ class _Ranker:
         self.cos: dict[str, float] = {}
         self.alias: dict[str, float] = {}
         self.window_topics: set[str] = set()
+        self.on_subject: set[str] = set()  # topics whose own relevance makes them about the question
+        self.replaced: dict[str, str] = {}  # doc_id -> day a newer fact of its topic replaced its value
 
     def add_hits(self, bm: list[tuple[str, float]], dense: list[tuple[str, float]]) -> None:
         top = max((s for _, s in bm), default=0.0) or 1.0
@@ -322,6 +342,9 @@ class _Ranker:
         for parent in chosen[: max(3, limit // 2)]:
             for edge in self.snap.topics[parent.path].related:
                 target = self.snap.topic_by_ref(edge["id"])
+                if target is not None and target.path in have and target.path in by_path and \
+                        by_path[target.path].signals.get("expanded_from") == parent.name:
+                    by_path[target.path].signals["edges"] += (edge["type"],)
                 if target is None or target.path in have:
                     continue
                 if self.window is not None and target.path not in self.window_topics:
@@ -331,7 +354,9 @@ class _Ranker:
                                                            target.one_liner, target.last_seen, 0.0, {})
                 if score > hit.score:
                     hit.score = score
-                hit.signals = {**hit.signals, "expanded_from": parent.name, "edge": edge["type"]}
+                hit.signals = {**hit.signals, "expanded_from": parent.name, "edge": edge["type"],
+                               "edges": (edge["type"],), "parent": parent.path}
+                by_path[target.path] = hit
                 have.add(target.path)
                 extra.append(hit)
         out = chosen + extra
@@ -347,6 +372,11 @@ class _Ranker:
             return [], []
         top_score = pool[0].score or 1.0
         hits = {t.path: t for t in pool}
+        best_rel = max((t.signals.get("relevance", 0.0) for t in pool), default=0.0)
+        self.on_subject = {t.path for t in pool if t.signals.get("relevance", 0.0) >= ON_SUBJECT * best_rel > 0}
+        for path in hits:
+            self.replaced.update(replaced_by_date(d for d in self.snap.docs_of_topic.get(path, ())
+                                                  if d.kind in ITEM_KINDS))
         seen: set[str] = set()
         cands: list[tuple[float, Doc, TopicHit, dict]] = []
 
@@ -360,11 +390,11 @@ class _Ranker:
             if self.window is not None and not in_win and doc.when and not soft_window(self.window):
                 rel *= self.cfg.outside_window
             lift = 1 - TOPIC_LIFT + TOPIC_LIFT * min(1.0, hit.score / top_score)
-            prio = (rel + (0.3 if in_win else 0.0) + filler) * lift
+            prio = (rel + (0.3 if in_win and self._on_subject(hit) else 0.0) + filler) * lift
             prio *= self._focus(doc)
             if as_of(self.window) and in_win and doc.when and self.window and self.window.end:
                 prio *= 1 + AS_OF_NEWEST * math.exp(-(self.window.end - doc.when).days / 90)
-            if doc.superseded and not self._current_at_window_end(doc):
+            if self._superseded(doc) and not self._current_at_window_end(doc):
                 prio *= SUPERSEDED
             cands.append((prio, doc, hit, {"relevance": rel, "bm25": b, "embedding": c, "in_window": float(in_win),
                                            "topic_lift": lift}))
@@ -382,7 +412,7 @@ class _Ranker:
 
         hop_best: dict[str, list[str]] = {}  # a related hop is context: its best facts stay
         for c in cands:
-            if "expanded_from" in c[2].signals and len(hop_best.setdefault(c[2].path, [])) < HOP_FACTS:
+            if self._context_hop(c[2]) and len(hop_best.setdefault(c[2].path, [])) < HOP_FACTS:
                 hop_best[c[2].path].append(c[1].doc_id)
 
         def kept(c: tuple[float, Doc, TopicHit, dict]) -> bool:
@@ -422,18 +452,34 @@ class _Ranker:
         return picked, cuts
 
     def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
-        """Shares a word with the query, means something close, falls in its time window, or
-        belongs to a topic the query names: anything else is unrelated, however it ranks."""
+        """Shares a word with the query, means something close, belongs to a topic the query names,
+        or falls in its time window, when the question names no subject beyond the time or the fact's
+        topic is about that subject: anything else is unrelated, however it ranks."""
         sig = cand[3]
-        return sig["bm25"] > 0 or sig["embedding"] >= min_cosine or sig["in_window"] > 0 \
+        in_window = sig["in_window"] > 0 and self._on_subject(cand[2])
+        return sig["bm25"] > 0 or sig["embedding"] >= min_cosine or in_window \
             or self.alias.get(cand[2].path, 0.0) > 0
+
+    def _context_hop(self, hit: TopicHit) -> bool:
+        """A topic one related hop from a topic the question is about is context worth its best facts
+        even when they match nothing; not one that only came up next in the conversation (NEXT,
+        PREV), nor one hanging off a topic that itself only half matches."""
+        sig = hit.signals
+        return "expanded_from" in sig and sig.get("parent") in self.on_subject \
+            and any(t not in ORDER_EDGES for t in sig.get("edges", ()))
+
+    def _on_subject(self, hit: TopicHit) -> bool:
+        """Whether a fact of this topic answers the question for being in its window: always when
+        the question is only a time ("what happened last week?"), else when its topic is about
+        what the question names."""
+        return not self.topical or hit.path in self.on_subject
 
     def _cut(self, cuts: list[Cut], cand: tuple[float, Doc, TopicHit, dict], reason: str) -> None:
         cuts.append(Cut(self._fact(cand), cand[2].name, reason))
 
     def _fact(self, cand: tuple[float, Doc, TopicHit, dict]) -> FactHit:
         prio, doc, _, sig = cand
-        superseded = "" if self._current_at_window_end(doc) else doc.superseded
+        superseded = "" if self._current_at_window_end(doc) else self._superseded(doc)
         return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line, doc.topic_path,
                        doc.done, excerpt(doc.text, self.query), superseded)
 
@@ -441,8 +487,13 @@ class _Ranker:
         """As of a date before it was replaced, a superseded value was the current one."""
         if not as_of(self.window) or self.window is None or self.window.end is None:
             return False
-        replaced = timewin.parse_instant(doc.superseded[:10]) if doc.superseded[:1].isdigit() else None
+        day = self._superseded(doc)
+        replaced = timewin.parse_instant(day[:10]) if day[:1].isdigit() else None
         return replaced is not None and replaced >= self.window.end
+
+    def _superseded(self, doc: Doc) -> str:
+        """The day a later fact replaced this one: struck by sleep, or implied by date order."""
+        return doc.superseded or self.replaced.get(doc.doc_id, "")
 
     def _focus(self, doc: Doc) -> float:
         """Questions about a person prefer what that person said; "when" questions prefer dated facts."""
