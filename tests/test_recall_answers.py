@@ -257,3 +257,18 @@ def test_a_time_window_narrows_a_subject_and_stands_alone_without_one(vault):
     everything = recall(vault, "what did we talk about last week?", now=NOW)
     texts = [f.text for t in everything.topics for f in t.facts]
     assert any("invoices index" in t for t in texts) and any("shelter" in t for t in texts), texts
+
+
+def test_a_question_naming_two_subjects_shows_the_best_of_each(vault):
+    """Every kitchen line says "kitchen"; the shed's lines never say "shed". Asked about both by
+    name, the shed's lines still come among the first, not after all of the kitchen's."""
+    kitchen = [f"The kitchen {part} for the kitchen renovation." for part in
+               ("cabinets arrive on Monday", "tiles are back-ordered", "plumber comes Thursday", "worktop is oak",
+                "lights need an electrician", "budget holds so far", "floor gets sealed last", "sink is the big one")]
+    shed = ["The roof panels arrived on Tuesday.", "We painted the door dark green."]
+    build(vault, [("Kitchen renovation", ["the kitchen"], "2026-03-01T09:00:00", kitchen),
+                  ("Garden shed", ["the shed"], "2026-03-02T09:00:00", shed)])
+    result = recall(vault, "how are the kitchen and the shed coming along?", now=NOW)
+    facts = {f.doc_id: f for t in result.topics for f in t.facts}
+    first = [facts[d].text for d in result.order[:4]]
+    assert sum(t in shed for t in first) == 2 and sum("kitchen" in t for t in first) == 2, first

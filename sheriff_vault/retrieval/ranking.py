@@ -509,13 +509,17 @@ class _Ranker:
         return factor
 
     def _each_person_first(self, order: list[int], cands: list[tuple[float, Doc, TopicHit, dict]]) -> list[int]:
-        """A question about two people ("what do Jon and Gina both like?") needs each one's best
+        """A question that names two things, two people ("what do Jon and Gina both like?") or two
+        remembered subjects by name ("the party and the database move"), needs each one's best
         facts: the first PER_PERSON of each, taken in turn, lead; the rest keep MMR's order."""
-        if len(self.people) < 2:
+        groups = [[i for i in order if speaker_of(cands[i][1].text).lower() == p][:PER_PERSON]
+                  for p in sorted(self.people)]
+        named = sorted(path for path, hit in self.alias.items() if hit >= 1.0)
+        groups += [[i for i in order if cands[i][2].path == path][:PER_PERSON] for path in named]
+        groups = [g for g in groups if g]
+        if len(groups) < 2:
             return order
-        own = [[i for i in order if speaker_of(cands[i][1].text).lower() == p][:PER_PERSON]
-               for p in sorted(self.people)]
-        front = [i for group in itertools.zip_longest(*own) for i in group if i is not None]
+        front = list(dict.fromkeys(i for group in itertools.zip_longest(*groups) for i in group if i is not None))
         taken = set(front)
         return front + [i for i in order if i not in taken]
 
