@@ -272,3 +272,34 @@ def test_a_question_naming_two_subjects_shows_the_best_of_each(vault):
     facts = {f.doc_id: f for t in result.topics for f in t.facts}
     first = [facts[d].text for d in result.order[:4]]
     assert sum(t in shed for t in first) == 2 and sum("kitchen" in t for t in first) == 2, first
+
+
+@pytest.fixture
+def saturday(vault):
+    """A party fixed for a day in February, a database move "this month" said in late March, and a
+    garden line said on Saturday 28 March (NOW is Wednesday 1 April)."""
+    build(vault, [("Caroline's birthday party", [], "2026-02-10T09:00:00",
+                   ["The party is on Saturday 14 February 2026 at Riverside Park, starting at 3pm."]),
+                  ("Database migration", [], "2026-03-26T09:00:00",
+                   ["We are moving the orders database to Postgres 16 this month (March 2026)."]),
+                  ("Garden", [], "2026-03-28T10:00:00", ["Planted the tomato seedlings in the raised beds."])])
+    return vault
+
+
+def test_a_window_narrows_a_question_but_never_drops_its_subject(saturday):
+    """"Is the party still on Saturday?" is about the party, whenever its lines were said: the
+    window ("on Saturday" = 28 March) must not leave only the garden line said that day."""
+    result = recall(saturday, "is the party still on saturday?", now=NOW)
+    assert result.window is not None and result.window.start == utc(2026, 3, 28)
+    facts = {f.doc_id: f.text for t in result.topics for f in t.facts}
+    assert facts[result.order[0]].startswith("The party is on Saturday 14 February"), list(facts.values())
+
+
+def test_a_fact_dated_by_its_month_is_not_in_a_day(saturday):
+    """"What happened on Saturday?": the tomatoes, not the move "this month", which says nothing of
+    that day; asked for the month, the move is in it."""
+    day_result = recall(saturday, "what happened on saturday?", now=NOW)
+    in_window = [f.text for t in day_result.topics for f in t.facts if f.signals.get("in_window")]
+    assert any("tomato" in t for t in in_window) and not any("Postgres" in t for t in in_window), in_window
+    month = recall(saturday, "what happened in March?", now=NOW)
+    assert any("Postgres" in f.text for t in month.topics for f in t.facts if f.signals.get("in_window"))

@@ -95,6 +95,11 @@ class Snapshot:
         return TimeTable.of(self)
 
 
+# A fact whose dates span more than this many times a question's window says too little about it
+# to be in it: "moving the database this month" did not happen "on Saturday".
+COARSER = 7
+
+
 @dataclass
 class TimeTable:
     """Every topic's times as arrays of epoch seconds (last seen, its dated items' windows, its
@@ -133,14 +138,16 @@ class TimeTable:
 
     def topics_in(self, start: dt.datetime | None, end: dt.datetime | None, said: bool = False) -> set[str]:
         """Topics last seen in [start, end), with an item overlapping it (by the event's dates when
-        it names them, else the day said; with `said`, by the day said), or a sleep event in it."""
+        it names them, else the day said; with `said`, by the day said) and not far coarser than
+        it (see COARSER), or a sleep event in it."""
         s = start.timestamp() if start else -np.inf
         e = end.timestamp() if end else np.inf
         hit = np.zeros(len(self.paths), dtype=bool)
         kinds = (SAID, SAID_ONLY) if said else (EVENT, SAID)
         with np.errstate(invalid="ignore"):
             hit |= (self.last_seen >= s) & (self.last_seen < e)
-            overlap = (self.item_start < e) & (self.item_end > s) & np.isin(self.item_kind, kinds)
+            overlap = (self.item_start < e) & (self.item_end > s) & np.isin(self.item_kind, kinds) \
+                & (self.item_end - self.item_start <= COARSER * (e - s))
             hit[self.item_topic[overlap]] = True
             hit[self.event_topic[(self.event_at >= s) & (self.event_at < e)]] = True
         return {self.paths[i] for i in np.flatnonzero(hit)}

@@ -20,6 +20,7 @@ from sheriff_vault import timewin
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
+from sheriff_vault.index.snapshot import COARSER
 from sheriff_vault.retrieval.current import replaced_by_date
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
@@ -124,7 +125,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         mode = "deep" if deep or triggers else "light"
         limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
         if mode == "deep" and window and not soft_window(window):
-            scored = _inside_window(scored, window, warnings)
+            scored = _inside_window(scored, window, warnings, ranker.topical)
         chosen, order, cuts = _select(ranker, scored, mode, limit)
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
@@ -195,11 +196,16 @@ def _triggers(query: str, tail: str, window: timewin.Window | None, scored: list
     return triggers
 
 
-def _inside_window(scored: list[TopicHit], window: timewin.Window, warnings: list[str]) -> list[TopicHit]:
-    """An exact window filters; when nothing falls in it, say so and keep the closest matches."""
+def _inside_window(scored: list[TopicHit], window: timewin.Window, warnings: list[str],
+                   topical: bool) -> list[TopicHit]:
+    """An exact window filters, but never drops what a question with a subject is about ("is the
+    party still on Saturday?" asks about the party, whenever its lines were said: its topics stay,
+    weighed down as outside the window); when nothing falls in it, say so and keep the closest
+    matches."""
     inside = [t for t in scored if t.signals["in_window"]]
     if inside:
-        return inside
+        best = max(t.signals["relevance"] for t in scored) if topical else float("inf")
+        return [t for t in scored if t.signals["in_window"] or t.signals["relevance"] >= ON_SUBJECT * best]
     if scored:
         warnings.append(f"nothing in memory falls in {window.label(window.tz)}; showing the closest matches")
     return scored
@@ -279,8 +285,12 @@ class _Ranker:
         return any(d.kind in ITEM_KINDS for d in self.snap.docs_of_topic.get(path, ()))
 
     def doc_in_window(self, doc: Doc) -> bool:
-        return self.window is not None and any(self.window.overlaps(a, b)
-                                                   for a, b in doc.windows(said=said_time(self.window)))
+        w = self.window
+        if w is None:
+            return False
+        span = (w.end - w.start) if w.start and w.end else None
+        return any(w.overlaps(a, b) and (span is None or b - a <= COARSER * span)
+                   for a, b in doc.windows(said=said_time(w)))
 
     def doc_rel(self, doc_id: str) -> tuple[float, float, float]:
         w = self.cfg.weights
