@@ -303,3 +303,14 @@ def test_a_fact_dated_by_its_month_is_not_in_a_day(saturday):
     assert any("tomato" in t for t in in_window) and not any("Postgres" in t for t in in_window), in_window
     month = recall(saturday, "what happened in March?", now=NOW)
     assert any("Postgres" in f.text for t in month.topics for f in t.facts if f.signals.get("in_window"))
+
+
+def test_a_question_after_one_value_gets_a_short_answer(japan_unmarked):
+    """"What is the Japan budget now?" asks for one value: the budget lines, not every line of the
+    trip (the flights, the suitcases), which a broader question about the trip still gets."""
+    narrow = recall(japan_unmarked, "what is the Japan budget now?", now=NOW, explain=True)
+    text = narrow.render(4000)
+    assert "4500 EUR" in text and "Osaka" not in text and "suitcases" not in text, text
+    assert any(c.reason == "floor" and "Osaka" in c.fact.text for c in narrow.cuts)
+    broad = recall(japan_unmarked, "tell me about the Japan trip budget", now=NOW).render(4000)
+    assert "4500 EUR" in broad and "Osaka" in broad, broad

@@ -51,6 +51,11 @@ _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
 _ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing talked mention mentioned "
                         "remember decide decided decision decisions plan plans planned agree agreed work worked "
                         "news update updates up do did done doing".split())
+# "What is the budget now?", "how many guests?", "who is the coach?": a question after one value
+# wants the facts that give it, not everything near it; its floor is this share of the best fact.
+_ONE_ANSWER = re.compile(r"^\s*(?:what|which|who|where|when|how much|how many|how old)(?:\s+(?:is|was)\b|['’]s\b)"
+                         r"|^\s*how (?:much|many)\b", re.I)
+ONE_ANSWER_FLOOR = 0.45
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
@@ -418,7 +423,8 @@ class _Ranker:
             for rank, doc in enumerate(sorted(docs, key=lambda d: d.date, reverse=True)[:2]):
                 consider(doc, 0.02 * (2 - rank))
         cands.sort(key=lambda x: (-x[0], x[1].doc_id))
-        floor = self.cfg.fact_floor * cands[0][0] if cands else 0.0
+        share = max(self.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(self.query) else self.cfg.fact_floor
+        floor = share * cands[0][0] if cands else 0.0
 
         hop_best: dict[str, list[str]] = {}  # a related hop is context: its best facts stay
         for c in cands:
@@ -426,7 +432,11 @@ class _Ranker:
                 hop_best[c[2].path].append(c[1].doc_id)
 
         def kept(c: tuple[float, Doc, TopicHit, dict]) -> bool:
-            return c[0] >= floor or c[1].doc_id in hop_best.get(c[2].path, ())
+            """Above the floor; an earlier value is weighed before its history discount (it is shown
+            last, under "Earlier values", when there is room)."""
+            history = bool(self._superseded(c[1])) and not self._current_at_window_end(c[1])
+            return c[0] >= floor or (history and c[0] / SUPERSEDED >= floor) \
+                or c[1].doc_id in hop_best.get(c[2].path, ())
 
         cuts: list[Cut] = []
         record = self._cut if self.explain else lambda *_: None  # cuts are only built for --explain
