@@ -25,6 +25,9 @@ vault sleep examples/transcript.md --now 2026-02-24T10:05:00Z
 step 'vault recall "what is Melanie bringing to Caroline'"'"'s party?"   (names and aliases lead to the topic)'
 vault recall "what is Melanie bringing to Caroline's party?" --now 2026-02-24T10:10:00Z --budget 900
 
+step 'vault recall "what is the party budget now?"   (one value: the current one first, the corrected one as history)'
+vault recall "what is the party budget now?" --now 2026-02-24T10:10:00Z --budget 900
+
 step 'vault recall "what did we decide about the database last week?"   (a time window)'
 vault recall "what did we decide about the database last week?" --now 2026-02-24T10:10:00Z --budget 900
 
