@@ -26,7 +26,7 @@ from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
-from sheriff_vault.text import excerpt, norm
+from sheriff_vault.text import FILLER, STOPWORDS, excerpt, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -71,8 +71,6 @@ def people_in(query: str, snap: Snapshot) -> set[str]:
 def has_subject(search_text: str) -> bool:
     """Whether the question names a subject beyond time and talk ("what happened last week?" does
     not): a time window then narrows that subject instead of standing in for it."""
-    from sheriff_vault.text import FILLER, STOPWORDS
-
     return any(w not in STOPWORDS and w not in FILLER and w not in _ABOUT_TALK and len(w) > 1
                for w in re.findall(r"[a-z0-9]+", search_text.lower()))
 
@@ -350,29 +348,28 @@ class _Ranker:
         return floor + (1 - floor) * math.exp(-age / self.cfg.tau_days)
 
     def expand(self, chosen: list[TopicHit], scored: list[TopicHit], limit: int) -> list[TopicHit]:
-        """Deep mode: pull in topics one `related` hop from the best ones."""
+        """Deep mode: pull in topics one `related` hop from the best ones (by the strongest of the
+        parent's edges to each; `edges` keeps every type, for _context_hop)."""
         have = {t.path for t in chosen}
         by_path = {t.path: t for t in scored}
         extra: list[TopicHit] = []
         for parent in chosen[: max(3, limit // 2)]:
+            edges: dict[str, list[dict]] = {}
             for edge in self.snap.topics[parent.path].related:
                 target = self.snap.topic_by_ref(edge["id"])
-                if target is not None and target.path in have and target.path in by_path and \
-                        by_path[target.path].signals.get("expanded_from") == parent.name:
-                    by_path[target.path].signals["edges"] += (edge["type"],)
-                if target is None or target.path in have:
-                    continue
-                if self.window is not None and target.path not in self.window_topics:
-                    continue
-                score = parent.score * 0.5 * min(1.0, max(0.1, float(edge.get("weight", 1.0))) / 2 + 0.5)
-                hit = by_path.get(target.path) or TopicHit(target.path, target.topic_id, target.name,
-                                                           target.one_liner, target.last_seen, 0.0, {})
-                if score > hit.score:
-                    hit.score = score
-                hit.signals = {**hit.signals, "expanded_from": parent.name, "edge": edge["type"],
-                               "edges": (edge["type"],), "parent": parent.path}
-                by_path[target.path] = hit
-                have.add(target.path)
+                if target is not None and target.path not in have and \
+                        (self.window is None or target.path in self.window_topics):
+                    edges.setdefault(target.path, []).append(edge)
+            for path, found in edges.items():
+                target = self.snap.topics[path]
+                weight = max(float(e.get("weight", 1.0)) for e in found)
+                score = parent.score * 0.5 * min(1.0, max(0.1, weight) / 2 + 0.5)
+                hit = by_path.get(path) or TopicHit(path, target.topic_id, target.name, target.one_liner,
+                                                    target.last_seen, 0.0, {})
+                hit.score = max(hit.score, score)
+                hit.signals = {**hit.signals, "expanded_from": parent.name, "edge": found[0]["type"],
+                               "edges": tuple(e["type"] for e in found), "parent": parent.path}
+                have.add(path)
                 extra.append(hit)
         out = chosen + extra
         out.sort(key=lambda h: -h.score)
