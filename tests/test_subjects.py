@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from sheriff_vault.compaction.extract import extract
 from sheriff_vault.index.embed import hash_vectors
 from sheriff_vault.store.buffer import Turn
@@ -93,3 +95,23 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
         "I booked Umzugsfix": "I booked Umzugsfix",
     }
     assert {said: OPENER.sub("", said, count=1) for said in cases} == cases
+
+
+@pytest.mark.parametrize("text,switch", [
+    # a list the person walks through moves on at each item
+    ("Second thing: Mühle Brenner, our flour supplier, sent a letter.", True),
+    ("Third, and this is the big one: we finally want to replace the hedge.", True),
+    ("true. ok second: the survey data. wave 3 came back", True),
+    ("Next, the car: the garage rang.", True),
+    ("ok will look. other thing, we're upgrading from 3.11 to 3.12", True),
+    ("other thing. Daniel asked me to be his best man!!", True),
+    # ordinals that are not a list
+    ("I came second in the 10k, fine", False),
+    ("the second time it failed on the same test", False),
+    ("next week we fly to Lisbon", False),
+    ("Last night we went out for dinner", False),
+])
+def test_a_switch_cue_anywhere_a_sentence_starts(text, switch):
+    from sheriff_vault.compaction.subjects import SWITCH
+
+    assert bool(SWITCH.search(text)) is switch

@@ -27,7 +27,13 @@ SWITCH = re.compile(
     r"new (?:thing|topic)|unrelated|on another note|switching (?:gears|topics?|subjects?)|"
     r"changing (?:the )?(?:topic|subject)|"
     r"moving on|also[,:]|btw|by the way|oh and|quick (?:one|question)|random(?:ly)?)\b|"
-    r"\b(?:totally|completely|entirely) (?:different|separate|unrelated) (?:thing|topic|matter|event|story)\b", _I)
+    r"\b(?:totally|completely|entirely) (?:different|separate|unrelated) (?:thing|topic|matter|event|story)\b|"
+    # a list the person walks through: "Second thing:", "Third, and this is the big one:", "ok second:"
+    r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|now|then)\b[,!.]?\s+)?"
+    r"(?:second|third|fourth|fifth|next|last|final)(?:ly)?(?:\s+(?:thing|point|item|one|question|topic|issue))?"
+    r"\s*[,:;!-]|"
+    r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|anyway)\b[,!.]?\s+)?"
+    r"(?:(?:an)?other thing|one more thing|separate(?:ly)? thing|unrelated|on another note)\b", _I)
 RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)
 CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
