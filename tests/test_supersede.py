@@ -25,6 +25,11 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("She's called Luna now, not Pepa.", [("called Luna", "Pepa")]),
     ("Reverse replication from 16 to 12 at cutover.", []),  # a direction, not a change
     ("We're asking for 8,000 EUR.", []),
+    # a sentence's full stop is not part of its number, and "the" is no value every line mentions
+    ("I measured again with a proper 30 m tape instead of the old folding ruler, and it's actually 27 metres, "
+     "not 24. The hedge hid a bit.", [("27 metres", "24")]),
+    # "per sack" belongs to the price; "per sack, not 31" is no reading of it
+    ("The new price is actually 33.20 per sack, not 31.50, they forgot the surcharge.", [("33.20 per sack", "31.50")]),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -97,3 +102,35 @@ def test_a_correction_strikes_only_the_sentence_it_corrects(tmp_path: Path):
         ("Lena: We fly on 4 April from Munich.", ""), ("Lena: Budget is 4000 EUR.", "2026-03-12"), (f"Lena: {new}", "")]
     assert all(i.citations == (Citation(CONV, ("t1",)),) for i in topic.facts[:2])
     assert [i.date for i in topic.facts[:2]] == ["2026-03-09", "2026-03-09"]
+
+
+@pytest.mark.parametrize("old,new", [
+    # a status update is no correction: "Fence update:" names no value it replaces
+    ("Lena: Piet builds fences for a living and offered to do it on a Saturday for 600 EUR labour.",
+     "Fence update: we ordered 15 larch panels, 1,720 EUR with delivery. Piet will build it on Saturday 9 May."),
+    # "now" in one sentence does not make the next sentence's number a new value of an old one
+    ("Lena: Dedup done: 612 duplicate ids, kept the latest timestamp. 47,598 rows left.",
+     "Dates: normalised, all ISO now. 37 rows had impossible dates, set to NA and flagged."),
+    # a moved date replaces the date of the same thing, not any dated fact sharing a word
+    ("Lena: The university guesthouse has a room for her, 7-20 June 2026, 38 EUR a night.",
+     "She has to move her talk, so the colloquium talk is on Thursday 11 June now, same time, same room."),
+    # "the" is no old value ("a proper tape instead of the old ruler")
+    ("Lena: The neighbours agreed and will share half the cost.",
+     "I measured again with a proper 30 m tape instead of the old folding ruler, and it's 27 metres, not 24."),
+])
+def test_what_is_not_a_correction_of_a_line_leaves_it_current(tmp_path: Path, old: str, new: str):
+    later = T0 + dt.timedelta(days=2)
+    topic = topic_with(tmp_path, ("t1", old, T0), ("t9", f"Lena: {new}", later))
+    assert supersede(topic, units_of("t9", new, later), "2026-03-11") == []
+    assert not any(i.superseded for i in topic.facts)
+
+
+def test_a_moved_talk_strikes_the_talk_and_not_the_room(tmp_path: Path):
+    later = T0 + dt.timedelta(days=2)
+    new = "She has to move her talk, so the colloquium talk is on Thursday 11 June now, same time, same room."
+    talk = "Lena: She gives a talk in our colloquium on Tuesday 9 June 2026 at 16:15."
+    topic = topic_with(tmp_path, ("t1", talk, T0),
+                       ("t2", "Lena: The university guesthouse has a room for her, 7-20 June 2026.", T0),
+                       ("t9", f"Lena: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-11")
+    assert [text for text, _ in struck] == [talk]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sheriff_vault.compaction.numbers import numbers_in
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.text import STOPWORDS, content_words, stem
 
 if TYPE_CHECKING:
     from sheriff_vault.compaction.units import Unit
@@ -28,7 +28,7 @@ _WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 # A value: an amount or count ("4,500 EUR", "236 laptops"), a date ("4 July", "the 23rd"), a weekday.
 _VALUE = (rf"(?:(?:{_WEEKDAYS}),? )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})(?: \d{{4}})?"
           rf"|(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?"
-          r"|[$€£]?\d[\d,.]*(?:\s?(?:%|[A-Za-z]{1,3}\b|[A-Za-z]{3,20}s\b))?"
+          r"|[$€£]?\d(?:[\d,.]*\d)?(?:\s?(?:%|[A-Za-z]{1,3}\b|[A-Za-z]{3,20}s\b))?(?:\s+per\s+[A-Za-z]{2,20}\b)?"
           rf"|(?:{_WEEKDAYS})")
 _MOVED = (r"moved|moves|moving|changed|changes|goes|went|going|rose|rises|raised|increased|decreased|dropped|fell|"
           r"cut|updated|rescheduled|postponed|pushed|bumped|shifted|switched|jumped|grew|corrected|revised")
@@ -44,14 +44,14 @@ _EXPLICIT = [
                r"(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
     re.compile(r"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
 ]
-CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated?|corrected|correction|instead|revised|recounted|"
+CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated|corrected|correction|instead|revised|recounted|"
                     r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
                     r"pushed|postponed|brought forward|rescheduled|switched|swapped|not|"
                     r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 _GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
 LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 _LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
 
 
@@ -62,11 +62,24 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
     for rx in _EXPLICIT:
         for m in rx.finditer(text):
             new, old = _clean(m["new"]), _clean(m["old"])
-            if new and old and new.lower() != old.lower() and (new, old) not in pairs:
+            if _value_like(new) and _value_like(old) and new.lower() != old.lower() and (new, old) not in pairs \
+                    and not _half_number(new, old) and not _half_number(old, new):
                 pairs.append((new, old))
     # "4 July instead of 27 June" is also read as "... instead of 27": keep the fullest reading
     return [(n, o) for n, o in pairs if not any((n, o) != (n2, o2) and o.lower() in o2.lower()
                                                  and n.lower() in n2.lower() for n2, o2 in pairs)]
+
+
+def _value_like(value: str) -> bool:
+    """A value names something: a digit or a content word ("the" or "it" alone is no value, and
+    every line would "mention" it)."""
+    return bool(re.search(r"\d", value)) or any(w.lower() not in STOPWORDS for w in re.findall(r"[^\W\d_]+", value))
+
+
+def _half_number(one: str, other: str) -> bool:
+    """"per sack, not 31" read out of "33.20 per sack, not 31.50": a number against words is a
+    misreading, unless it is a date."""
+    return _numeric(one) is not None and not re.search(r"\d", other)
 
 
 def _clean(value: str) -> str:
@@ -133,32 +146,47 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
             if _mentions(item.text, old) and not _mentions(item.text, new) and (
                     _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3):
                 found.append(item)
-    if found or not (CHANGE.search(text) or "correction" in unit.flags):
+    if found:
         return found
-    for number in unit.numbers:
-        for item in older:
-            if item in found:
-                continue
-            for was in numbers_in(item.text, unit.turn, unit.at):
-                same_slot = number.key == was.key and (number.key not in _GENERIC_KEYS or
-                                                        slot & _slot_words(item.text))
-                if same_slot and was.unit == number.unit and was.value != number.value:
+    # Without "X instead of Y": a value said with change language in its own sentence ("the run is
+    # 20 km now") replaces the same quantity's other value; a "now" in the next sentence says nothing.
+    changed = [sent for sent in _SENTENCE.split(LEAD.sub("", text, count=1)) if CHANGE.search(sent)]
+    if "correction" in unit.flags and not changed:
+        changed = [text]
+    for sent in changed:
+        for number in numbers_in(sent, unit.turn, unit.at):
+            for item in older:
+                if item in found:
+                    continue
+                for was in numbers_in(item.text, unit.turn, unit.at):
+                    same_slot = number.key == was.key and (number.key not in _GENERIC_KEYS or
+                                                            slot & _slot_words(item.text))
+                    if same_slot and was.unit == number.unit and was.value != number.value:
+                        found.append(item)
+                        break
+        for new_date in _dates(sent):
+            for item in older:
+                if item in found:
+                    continue
+                old_dates = [d for d in _dates(item.text) if d.lower() != new_date.lower()]
+                if old_dates and not _mentions(item.text, new_date) and _same_thing(slot, _slot_words(item.text)):
                     found.append(item)
-                    break
-    for new_date in _dates(text):
-        for item in older:
-            if item in found:
-                continue
-            old_dates = [d for d in _dates(item.text) if d.lower() != new_date.lower()]
-            if old_dates and not _mentions(item.text, new_date) and len(slot & _slot_words(item.text)) >= 1:
-                found.append(item)
     return found
 
 
+def _same_thing(new: set[str], old: set[str]) -> bool:
+    """Two facts about one thing share two of its words, or half of the older one's: "the
+    colloquium talk is on Thursday" and "a talk in our colloquium on Tuesday" do; "same room" and
+    "the guesthouse has a room for her" do not."""
+    shared = len(new & old)
+    return shared >= 2 or (shared >= 1 and shared >= 0.5 * len(old))
+
+
 def _slot_words(text: str) -> set[str]:
-    """What a fact is about, minus speakers, values and change words."""
+    """What a fact is about, minus speakers, values (months and weekdays among them) and change words."""
     body = LEAD.sub("", text, count=1)
-    return {stem(w) for w in content_words(body) if not CHANGE.fullmatch(w) and w.lower() not in _MONTHS.lower()}
+    return {stem(w) for w in content_words(body) if not CHANGE.fullmatch(w) and w.lower() not in _MONTHS.lower()
+            and w.lower() not in _WEEKDAYS.lower()}
 
 
 def _mentions(text: str, value: str) -> bool:
