@@ -218,26 +218,48 @@ SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?P<to> \(to [^
 _CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|whereas)\s)")
 
 
+# "...moved our internal deadline too. It's 16 June now instead of 2 June.": a sentence that opens on
+# a pronoun finishes the one before it, and an excerpt keeps them together.
+_CONTINUES = re.compile(r"^(?:it|it's|it is|that|that's|this|they|they're|these|those|which)\b", re.I)
+
+
+def _with_continuations(sents: list[str]) -> list[str]:
+    out: list[str] = []
+    for sent in sents:
+        if out and len(sent) <= 80 and _CONTINUES.match(sent):
+            out[-1] = f"{out[-1]} {sent}"
+        else:
+            out.append(sent)
+    return out
+
+
 def _hits(text: str, wanted: set[str]) -> int:
     return len(wanted & {stem(w) for w in content_words(text)})
 
 
-def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int]:
-    """How much of what was asked an excerpt shows: query words in it, then fewer of their uses cut."""
+# A value said to replace another ("It's 16 June now instead of 2 June", "27 metres, not 24"): the
+# part of a fact a reader needs most, whatever else it shares with the question.
+_NEW_VALUE = re.compile(r"\d[^.;]*\b(?:now|instead of|rather than|not \d)"
+                        r"|\b(?:now|changed to|moved to|instead of)\b[^.;]*\d", re.I)
+
+
+def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int, int]:
+    """How much of what was asked an excerpt shows: a replacing value first, then query words in it,
+    then fewer of their uses cut."""
     uses = Counter(w for w in (stem(x) for x in content_words(body)) if w in wanted)
     seen = Counter(w for w in (stem(x) for x in content_words(shown)) if w in wanted)
-    return len(seen), -sum((uses - seen).values())
+    return len(_NEW_VALUE.findall(shown)), len(seen), -sum((uses - seen).values())
 
 
 def _pick(sents: list[str], wanted: set[str], room: int) -> str:
     """The pieces sharing most words with the query that fit in `room`, in their order, gaps as "…"."""
-    scored = sorted(range(len(sents)),
-                    key=lambda i: (-_hits(sents[i], wanted), i if len(sents[i]) <= room else len(sents) + i))
+    scored = sorted(range(len(sents)), key=lambda i: (-bool(_NEW_VALUE.search(sents[i])), -_hits(sents[i], wanted),
+                                                      i if len(sents[i]) <= room else len(sents) + i))
     keep: list[int] = []
     size = 0
     for i in scored:
-        if keep and size + len(sents[i]) + 2 > room:
-            continue
+        if keep and (size + len(sents[i]) + 2 > room or not content_words(sents[i])):
+            continue  # nor a piece that says nothing ("Oh,")
         keep.append(i)
         size += len(sents[i]) + 2
     keep.sort()
@@ -263,7 +285,7 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
         return f"{head}: {body}" if head else body
     wanted = {stem(w) for w in content_words(query)}
     room = limit - len(head) - 2
-    whole = sentences(body) or [body]
+    whole = _with_continuations(sentences(body) or [body])
     out = _pick(whole, wanted, room)
     if any(len(sent) > room for sent in whole):
         # a sentence too long to show whole may be cut at its clauses ("..., so we have 47 jobs in

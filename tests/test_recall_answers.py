@@ -314,3 +314,15 @@ def test_a_question_after_one_value_gets_a_short_answer(japan_unmarked):
     assert any(c.reason == "floor" and "Osaka" in c.fact.text for c in narrow.cuts)
     broad = recall(japan_unmarked, "tell me about the Japan trip budget", now=NOW).render(4000)
     assert "4500 EUR" in broad and "Osaka" in broad, broad
+
+
+def test_a_long_correction_shows_the_value_it_gives():
+    """The new deadline sits in a short last sentence that shares no word with the question; the
+    excerpt keeps it (with the sentence it finishes), not the lead-in that shares most words."""
+    from sheriff_vault.text import excerpt
+
+    fact = ("Ana: Oh, and good news on the proposal: DFG extended the call, the portal now closes 23 June 2026, "
+            "so the research office moved our internal deadline too. It's 16 June 2026 now instead of 2 June 2026.")
+    shown = excerpt(fact, "What is the internal deadline for the DFG proposal?")
+    assert "16 June 2026 now instead of 2 June 2026" in shown and "internal deadline" in shown, shown
+    assert not shown.startswith("Ana: Oh,")
