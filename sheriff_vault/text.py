@@ -14,7 +14,7 @@ both but by can could did do does doing done down during each few for from furth
 her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
 now of off on once only or other our ours ourselves out over own please same she should so some still such than that
 the their theirs them themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves yeah yes ok okay oh hey
+what when where which while who whom why will with would you your yours yourself yourselves yeah yes ok okay oh hey us
 hi really also like going gonna wanna tell know think thing things anything something much many i'm i've i'll i'd
 you're you've you'll it's that's there's what's don't didn't doesn't can't won't isn't wasn't
 """.split())

@@ -15,6 +15,14 @@ from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal,
     ("second thing, completely unrelated: my tax return for 2025.", "tax return"),
     ("And at home I promised to repaint the garden shed before Easter.", "garden shed"),
     ("My daughter Emma turns 7 and we're doing her 7th birthday party on Saturday.", "birthday party"),
+    # a list the person walks through names each item; a heading opens a turn; an upgrade is named
+    # by where it goes; a replacement by the new thing; a person's visit by the person
+    ("First, the deck oven. The big Miwe in the back died yesterday.", "deck oven"),
+    ("True: Second: the survey data.", "survey data"),
+    ("Talk proposal! I want to submit to EuroPython, the CFP closes 10 April.", "Talk proposal"),
+    ("ok will look. other thing, we're upgrading from 3.10 to python 3.12. Target: 4.8", "python 3.12 upgrade"),
+    ("we finally want to replace the old hedge along the back of the garden with a wooden fence.", "wooden fence"),
+    ("Third: Akiko Tanaka from Kyoto University is visiting us.", "Akiko Tanaka's visit"),
 ])
 def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_turn: str, title: str):
     assert intro_titles(first_turn, set())[0] == title
@@ -22,7 +30,10 @@ def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_tur
 
 @pytest.mark.parametrize("first_turn", ["My daughter Emma turns 7 next week.", "Our Octavia is due for a service.",
                                         "I need help keeping my week organised.",
-                                        "I'm doing it'll give hope", "I've been reading it'll help me"])
+                                        "I'm doing it'll give hope", "I've been reading it'll help me",
+                                        # a noun that ends in -ing is no one doing something ("billion")
+                                        "Ugh yes that'll bite us in the billing module",
+                                        "Bad news from school.", "Fence update: we ordered 15 larch panels"])
 def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
     assert intro_titles(first_turn, set()) == []
 

@@ -90,6 +90,8 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
     "Hi! I need help keeping my week organised.",
     "Let's start with whichever is more urgent.",
     "Week update",
+    "Three things on my plate, let's go one by one.",
+    "Thanks a lot for your help, have a good weekend!",
 ])
 def test_talk_about_the_talk_is_not_a_fact(said):
     assert facts(said) == []
@@ -99,6 +101,9 @@ def test_talk_about_the_talk_is_not_a_fact(said):
     "I'm allergic to penicillin.",
     "Week update: the cutover moved to 28 March.",
     "I'll use you to keep track of the 3 invoices due on 5 May.",
+    "The oven is fixed, have a good weekend.",
+    "We have three things to fix on the oven before Friday.",
+    "Two things on my plate this week: Caroline's birthday party and the memory refactor for Sheriff.",
 ])
 def test_a_fact_that_mentions_the_talk_is_kept(said):
     assert len(facts(said)) == 1

@@ -30,7 +30,7 @@ WEAK = frozenset("""noted updated got asked said booked thanks thank sorry glad 
 questions update updates news stuff thing things part parts bit lot lots time times day days week weeks
 today tonight tomorrow yesterday morning evening night weekend photo pic picture image caption total
 number numbers amount price cost list step steps point points way option options issue problem help work
-job deal yep yeah nope okay fine sure right left end start""".split())
+job deal yep yeah nope okay fine sure right left end start ones""".split())
 _VERB_END = re.compile(r"ed$")
 # Words that glue a sentence together but never stand in a title: they break a phrase.
 GLUE = frozenset("""btw last next goes go went gets got says said asks asked tells told wants needs let lets
@@ -132,6 +132,19 @@ MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best ti
 _DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
 _OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
 _INTRO = [
+    # "replace the old hedge along the back with a wooden fence": the new thing is the subject
+    (re.compile(rf"\breplac(?:e|ing)\b[^.!?]{{0,80}}?\bwith\s+{_DETERMINER}(?:new\s+)?{_OBJECT}", re.I), "="),
+    # "Akiko Tanaka from Kyoto University is visiting us": a person's visit
+    (re.compile(r"\b(?P<obj>(?:[A-Z][\w'’-]+\s+)?[A-Z][\w'’-]+)\b[^.!?:]{0,40}?\b(?:is|are|will be)\s+"
+                r"(?:visiting|coming to visit|coming over)\b"), "visit"),
+    # "Talk proposal! I want to submit to EuroPython": a turn that opens on its own heading
+    (re.compile(r"^\W*(?P<obj>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2})\s*[!:](?!\S)"), "="),
+    # "First, the deck oven.", "ok second: the survey data": the item a person walks a list through
+    (re.compile(rf"(?:^|[.!?:]\s+)\W*(?:(?:ok|okay|so|and|right|now)\W+)?(?:first|second|third|fourth|next|last)(?:ly)?"
+                rf"(?:\s+(?:thing|point|item|one))?\s*[,:]\s*{_DETERMINER}{_OBJECT}", re.I), "list"),
+    # "we're upgrading from 3.10 to Python 3.12": the upgrade to where it goes
+    (re.compile(r"\b(?P<verb>upgrading|migrating|moving|switching|updating)\s+(?:\w+\s+)?from\s+\S+(?:\s+\S+)?"
+                r"\s+to\s+(?P<obj>[\w'’.-]+(?:\s+[\w'’.-]+)?)", re.I), "to"),
     # "going to Japan for two weeks", "flying to Lisbon": a trip there
     (re.compile(r"\b(?:going|travell?ing|flying|heading|off)\s+to\s+(?P<obj>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)"), "trip"),
     # "migrating our main database", "renovating the kitchen", "adopting a dog"
@@ -143,9 +156,11 @@ _INTRO = [
     (re.compile(rf"\b(?:signed up for|registered for|applying for|working on|planning|organi[sz]e|organi[sz]ing|"
                 rf"started|starting|leading|doing|booked|my|our)\s+{_DETERMINER}{_OBJECT}", re.I), "="),
 ]
+_DETERMINED = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+$", re.I)
 _LIGHT_VERBS = frozenset("keep get make take have give help need want try work look feel find tell".split())
 _PREPOSITION = frozenset("""for to from in on at with by of about into onto over after before since until and or but
-because so as than then when while""".split())
+because so as than then when while along across around behind below beside between beyond near through toward
+towards under within without inside outside past via per against among upon off""".split())
 
 
 def intro_titles(text: str, ignore: set[str]) -> list[str]:
@@ -160,6 +175,9 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                     low = w.lower().strip("'’")
                     if not words and re.fullmatch(r"\d+(?:st|nd|rd|th)?", low):
                         continue  # "her 7th birthday party": the party is the subject, not its number
+                    if words and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
+                        words.append(low.rstrip("."))  # "Python 3.12", "Windows 11": a version ends the name
+                        break
                     contraction = ("'" in low or "’" in low) and not low.endswith(("'s", "’s"))  # it'll, we're
                     if low in _PREPOSITION or low in STOPWORDS or low in ignore or low in GLUE or not w[0].isalpha() \
                             or contraction \
@@ -173,10 +191,19 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 words = [w for w in words if w.lower() not in ADJECTIVES and w.lower() not in ("main", "own")]
                 if not words:
                     continue
+                if how == "visit":
+                    out.append(possessive(" ".join(words), "visit"))
+                    continue
+                if how == "list" and all(w[:1].isupper() for w in words):
+                    continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
                 if how == "trip":
                     out.append(f"{' '.join(words)} trip")
-                elif how == "=":
+                elif how == "to" and (noun := nominal(m["verb"].lower())):
+                    out.append(f"{' '.join(words)} {noun}")
+                elif how in ("=", "list"):
                     out.append(" ".join(words))
+                elif _DETERMINED.search(sent[: m.start("verb")]):
+                    continue  # "the billing module", "a training plan": a noun, not someone doing something
                 elif noun := nominal(m["verb"].lower()):
                     out.append(f"{' '.join(words[-2:])} {noun}")
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
@@ -188,7 +215,9 @@ def nominal(gerund: str) -> str:
     from wordfreq import zipf_frequency
 
     base = gerund[:-3]
-    for noun in (base + "ation", base + "ion", base[:-1] + "ion" if base.endswith("t") else ""):
+    # "+ion" only after t or ss (adopt-ion, migrat-ion, discuss-ion): "billing" is no "billion"
+    for noun in (base + "ation", base + "ion" if base.endswith(("t", "ss")) else "",
+                 base[:-1] + "ion" if base.endswith("t") else ""):
         if noun and len(noun) > 5 and zipf_frequency(noun, "en") >= 3.5:
             return noun
     as_gerund = zipf_frequency(gerund, "en")

@@ -65,7 +65,13 @@ META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:
                   r"(?:going on|on my (?:mind|plate)|to (?:sort|go through|tell you))\b|"
                   r"^\W*(?:(?:good )?(?:morning|afternoon|evening)\W+|(?:hi|hello|hey)\W+)?"
                   r"(?:let'?s|we can) (?:start|begin) with (?:whichever|what(?:ever)?|the (?:most|more))\b|"
-                  r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$", _I)
+                  r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$|"
+                  # "Three things on my plate, let's go one by one", "thanks a lot for your help"
+                  r"^\W*(?:a few|a couple of|two|three|four|five|several|some) things (?:going on|on my (?:mind|plate)|"
+                  r"to (?:sort|go through|tell you))\b(?![^.!?:]{0,20}:)|\blet'?s (?:go|take them|do (?:them|it)) "
+                  r"(?:through (?:them|these|it) )?one (?:by|at a) (?:one|time)\b|"
+                  r"^\W*(?:thanks?\W+)?(?:(?:a lot|so much|very much) )?for (?:your|the|all (?:the|your)) help\b|"
+                  r"^\W*(?:and |you )?have a (?:good|great|nice|lovely) (?:weekend|day|evening|night|week)\b", _I)
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
 time progress morning evening afternoon night hello hi hey bye goodbye cheers pic pics photo photos picture
