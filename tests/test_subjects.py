@@ -115,3 +115,20 @@ def test_a_switch_cue_anywhere_a_sentence_starts(text, switch):
     from sheriff_vault.compaction.subjects import SWITCH
 
     assert bool(SWITCH.search(text)) is switch
+
+
+def test_an_answer_to_the_assistant_stays_on_its_subject():
+    """"yes that's the plan. writing it in R" answers the assistant's advice on the survey data; it
+    shares more words with the proposal's "writing" and "plan" than with the data, and still
+    belongs to the data. A bare "sure" is no such answer."""
+    from sheriff_vault.compaction.subjects import _answers
+
+    advice = Turn("assistant", "I'd dedupe on respondent id first, then normalise the dates.", T0, "t10", "assistant")
+    assert _answers(Turn("user", "yes that's the plan. writing it in R, tidyverse", T0, "t11", "Ana"), advice)
+    assert _answers(Turn("user", "ugh yes that'll bite us in the billing module", T0, "t28", "Ana"), advice)
+    assert not _answers(Turn("user", "sure", T0, "t48", "Ana"), advice)
+    assert not _answers(Turn("user", "yes that's the plan. writing it in R", T0, "t11", "Ana"),
+                        Turn("user", "the survey data came back", T0, "t9", "Ana"))
+    switch = Turn("assistant", "Got it: no surprises. Shall we switch to the refactor?", T0, "t8", "assistant")
+    assert not _answers(Turn("user", "Yes. For the Sheriff memory refactor we decided to use Tantivy.", T0, "t9", "U"),
+                        switch)

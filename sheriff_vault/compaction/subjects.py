@@ -38,6 +38,14 @@ RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:
 CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
                      r"perfect|great|cool|nice|got it|see you)\b", _I)
+# "yes that's the plan", "ugh yes that'll bite us", "good idea": a person answering what the assistant
+# just said stays on its subject, however few words the answer shares with it.
+REPLY = re.compile(r"^\W*(?:(?:ugh|oh|ah|hm+|haha|lol)\W+)?(?:yes|yeah|yep|yup|no|nope|exactly|true|right|correct|"
+                   r"agreed|makes sense|good (?:idea|point|call)|fair (?:enough|point)|ouch|sure)\b"
+                   r"(?!\s+(?:thing|one)\b)", _I)
+# "Shall we switch to the refactor?" - "Yes. For the refactor we decided...": that answer moves on.
+MOVE_ON = re.compile(r"\b(?:switch(?:ing)? to|move on|moving on|turn to|go on to|next (?:thing|topic|one)|what else)\b",
+                     _I)
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
 STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
 RETURN = 0.30     # likeness an exchange needs to join a subject other than the current one
@@ -109,17 +117,20 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
     subjects: list[Subject] = []
     current: int | None = None
     last_at = None
+    replied_to: Turn | None = None  # the last turn of the exchange before
     for group, vec, bag in zip(groups, vectors, bags, strict=True):
         head = group[0]
         if current is not None and _closing(head):
             subjects[current].turns += group
             continue
+        answers = current is not None and _answers(head, replied_to)
         likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social
-        chosen = _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
-                         STAY_SOCIAL if social else STAY)
+        chosen = current if answers and not switch else \
+            _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
+                    STAY_SOCIAL if social else STAY)
         if _DEBUG:
             print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
                   f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
@@ -130,7 +141,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         subject.turns += group
         subject.vectors.append(vec)
         subject.bag.update(bag)
-        current, last_at = chosen, group[-1].at or last_at
+        current, last_at, replied_to = chosen, group[-1].at or last_at, group[-1]
     order = {id(turn): i for i, turn in enumerate(talk)}
     return _join_alike([s for s in subjects if s.vectors], weight, order)
 
@@ -194,6 +205,16 @@ def _bag(text: str) -> Counter[str]:
     """Stemmed content words and adjacent pairs of them: "office party" tells more than "party"."""
     words = [stem(w) for w in content_words(text)]
     return Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
+
+
+def _answers(turn: Turn, replied_to: Turn | None) -> bool:
+    """A short answer to the assistant's last turn that says something of its own ("yes that's the
+    plan, writing it in R"); a bare "sure" does not, and goes where its exchange's meaning goes,
+    nor does a "yes" to "shall we switch to the refactor?"."""
+    m = REPLY.match(turn.content)
+    return m is not None and replied_to is not None and replied_to.role == "assistant" \
+        and len(turn.content) <= 200 and len(content_words(turn.content[m.end():])) >= 2 \
+        and not MOVE_ON.search(replied_to.content) and not SWITCH.search(replied_to.content)
 
 
 def _closing(turn: Turn) -> bool:
