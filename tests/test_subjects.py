@@ -105,6 +105,8 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("Next, the car: the garage rang.", True),
     ("ok will look. other thing, we're upgrading from 3.11 to 3.12", True),
     ("other thing. Daniel asked me to be his best man!!", True),
+    ("And the third thing is the bathroom. We're finally gutting it.", True),
+    ("The reunion itself is the second thing. It's my dad's side of the family.", True),
     # ordinals that are not a list
     ("I came second in the 10k, fine", False),
     ("the second time it failed on the same test", False),

@@ -33,19 +33,25 @@ SWITCH = re.compile(
     r"(?:second|third|fourth|fifth|next|last|final)(?:ly)?(?:\s+(?:thing|point|item|one|question|topic|issue))?"
     r"\s*[,:;!-]|"
     r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|anyway)\b[,!.]?\s+)?"
-    r"(?:(?:an)?other thing|one more thing|separate(?:ly)? thing|unrelated|on another note)\b", _I)
+    r"(?:(?:an)?other thing|one more thing|separate(?:ly)? thing|unrelated|on another note)\b|"
+    # "And the third thing is the bathroom."
+    r"(?:^|[.!?]\s+)\W*(?:(?:and|so|ok|okay|now)\s+)?the\s+(?:second|third|fourth|fifth|next|last|other)\s+"
+    r"(?:thing|point|item|topic|question)\s+(?:is|was)\b|"
+    # "The reunion itself is the second thing."
+    r"\b(?:is|was)\s+(?:the|my)\s+(?:second|third|fourth|fifth|next|last|other)\s+(?:thing|point|item|topic)\b", _I)
 RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)
 CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
                      r"perfect|great|cool|nice|got it|see you)\b", _I)
 # "yes that's the plan", "ugh yes that'll bite us", "good idea": a person answering what the assistant
 # just said stays on its subject, however few words the answer shares with it.
-REPLY = re.compile(r"^\W*(?:(?:ugh|oh|ah|hm+|haha|lol)\W+)?(?:yes|yeah|yep|yup|no|nope|exactly|true|right|correct|"
-                   r"agreed|makes sense|good (?:idea|point|call)|fair (?:enough|point)|ouch|sure)\b"
+REPLY = re.compile(r"^\W*(?:(?:ugh|oh|ah|hm+|haha|lol)\W+)?(?:yes|yeah|yep|yup|no|nope|exactly|true|correct|"
+                   r"agreed|makes sense|good (?:idea|point|call)|fair (?:enough|point)|ouch)\b"
                    r"(?!\s+(?:thing|one)\b)", _I)
 # "Shall we switch to the refactor?" - "Yes. For the refactor we decided...": that answer moves on.
 MOVE_ON = re.compile(r"\b(?:switch(?:ing)? to|move on|moving on|turn to|go on to|next (?:thing|topic|one)|what else)\b",
                      _I)
+ANSWER_MOVES = 0.3  # an answer still moves when another subject fits it this much better ("right. main deco is up")
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
 STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
 RETURN = 0.30     # likeness an exchange needs to join a subject other than the current one
@@ -55,6 +61,7 @@ MARGIN = 0.08     # how much better another subject must fit before the talk is 
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
 JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
+DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raised
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
 
@@ -127,7 +134,10 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
-        young = current is not None and len(subjects[current].vectors) <= YOUNG and not social
+        # a subject just raised keeps its short details; a long turn far from it is no detail
+        young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
+            and len(content_words(head.content)) <= DETAIL_WORDS
+        answers = answers and max(likeness) - likeness[current or 0] < ANSWER_MOVES
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
