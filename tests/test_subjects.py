@@ -106,6 +106,9 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("ok will look. other thing, we're upgrading from 3.11 to 3.12", True),
     ("other thing. Daniel asked me to be his best man!!", True),
     ("And the third thing is the bathroom. We're finally gutting it.", True),
+    ("ok other topic. japan!! we booked the flights for october.", True),
+    ("and the fun one: I'm getting bees!! did a beginners' course", True),
+    ("that one is the best one, I think", False),
     ("The reunion itself is the second thing. It's my dad's side of the family.", True),
     # ordinals that are not a list
     ("I came second in the 10k, fine", False),

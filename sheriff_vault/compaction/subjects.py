@@ -22,7 +22,7 @@ from sheriff_vault.text import content_words, stem
 _I = re.IGNORECASE
 SWITCH = re.compile(
     r"^\W*(?:(?:ok|okay|so|oh|and|also|right|anyway)\b[,!.]?\s+)?"
-    r"(?:(?:an)?other thing|one more thing|separate(?:ly| thing| topic| question)?|"
+    r"(?:(?:an)?other (?:thing|topic|subject|matter)|one more thing|separate(?:ly| thing| topic| question)?|"
     r"(?:a |something )?(?:totally |completely )?different (?:thing|topic|subject|question|matter)|"
     r"new (?:thing|topic)|unrelated|on another note|switching (?:gears|topics?|subjects?)|"
     r"changing (?:the )?(?:topic|subject)|"
@@ -33,12 +33,14 @@ SWITCH = re.compile(
     r"(?:second|third|fourth|fifth|next|last|final)(?:ly)?(?:\s+(?:thing|point|item|one|question|topic|issue))?"
     r"\s*[,:;!-]|"
     r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|anyway)\b[,!.]?\s+)?"
-    r"(?:(?:an)?other thing|one more thing|separate(?:ly)? thing|unrelated|on another note)\b|"
+    r"(?:(?:an)?other (?:thing|topic|subject|matter)|one more thing|separate(?:ly)? thing|unrelated|on another note)\b|"
     # "And the third thing is the bathroom."
     r"(?:^|[.!?]\s+)\W*(?:(?:and|so|ok|okay|now)\s+)?the\s+(?:second|third|fourth|fifth|next|last|other)\s+"
     r"(?:thing|point|item|topic|question)\s+(?:is|was)\b|"
     # "The reunion itself is the second thing."
-    r"\b(?:is|was)\s+(?:the|my)\s+(?:second|third|fourth|fifth|next|last|other)\s+(?:thing|point|item|topic)\b", _I)
+    r"\b(?:is|was)\s+(?:the|my)\s+(?:second|third|fourth|fifth|next|last|other)\s+(?:thing|point|item|topic)\b|"
+    # "and the fun one: I'm getting bees", "First the boring one:"
+    r"(?:^|[.!?]\s+)\W*(?:(?:and|so|ok|okay|now|first|then)\s+)?the\s+(?:[a-z]+\s+){1,2}one\s*:", _I)
 RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)
 CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
@@ -61,6 +63,7 @@ MARGIN = 0.08     # how much better another subject must fit before the talk is 
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
 JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
+YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
 DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raised
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
@@ -186,7 +189,7 @@ def _choose(likeness: list[float], current: int | None, switch: bool, reconsider
         return None
     best = max(range(len(likeness)), key=lambda k: likeness[k])
     if current is not None and not switch:
-        stay = stay_at * (1.6 if reconsider else 0.5 if young else 1.0)
+        stay = stay_at * (1.6 if reconsider else YOUNG_STAY if young else 1.0)
         margin = MARGIN * (3 if young and not reconsider else 1)
         if likeness[current] >= stay and likeness[best] - likeness[current] < margin:
             return current
