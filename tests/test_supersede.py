@@ -30,6 +30,8 @@ CONV = "conversations/2026/03/09/090000-a.md"
      "not 24. The hedge hid a bit.", [("27 metres", "24")]),
     # "per sack" belongs to the price; "per sack, not 31" is no reading of it
     ("The new price is actually 33.20 per sack, not 31.50, they forgot the surcharge.", [("33.20 per sack", "31.50")]),
+    ("Correction: the commute is 23 km each way, not 18 km.", [("23 km", "18 km")]),
+    ("so we now fly out on 2 October instead of 3 October, same time of day.", [("2 October", "3 October")]),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -134,3 +136,17 @@ def test_a_moved_talk_strikes_the_talk_and_not_the_room(tmp_path: Path):
                        ("t9", f"Lena: {new}", later))
     struck = supersede(topic, units_of("t9", new, later), "2026-03-11")
     assert [text for text, _ in struck] == [talk]
+
+
+def test_a_corrected_distance_strikes_the_sentence_that_gave_it(tmp_path: Path):
+    """"the commute is 23 km each way, not 18 km" shares no word with "the office in Altona is 18 km
+    each way" but the value with its unit; the home-office days said in the same line stay."""
+    later = T0 + dt.timedelta(days=1)
+    new = "Correction: the commute is 23 km each way, not 18 km."
+    topic = topic_with(tmp_path, ("t7", "Tomasz: I worked from home 150 days last year. The office in Altona is 18 km "
+                                  "each way", T0),
+                       ("t2", "Tomasz: I bought a monitor for 329 EUR.", T0),
+                       ("t3", "Tomasz: Deadline is 31 July.", T0),
+                       ("t4", "Tomasz: Office days were 71.", T0), ("t23", f"Tomasz: {new}", later))
+    struck = supersede(topic, units_of("t23", new, later), "2026-03-10")
+    assert [text for text, _ in struck] == ["Tomasz: The office in Altona is 18 km each way"]

@@ -36,6 +36,9 @@ _PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,2}?"  # a short name ("dark blue", "Casa
 _TO_COMMA = r"[\w'’-]+(?: [\w'’-]+){0,2}(?=\s*[,.;!?]|\s*$)"  # the same, running to the end of its clause
 _EXPLICIT = [
     re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
+    # "the commute is 23 km each way, not 18 km": a few words may stand between a value and its "not"
+    re.compile(r"(?P<new>\d[\d,.]*\s?(?P<unit>[A-Za-z%€$£]{1,5}))(?:\s+[a-z]+){1,3},?\s+"
+               r"(?:not|rather than|instead of)\s+(?P<old>\d[\d,.]*\s?(?P=unit))\b", _I),
     re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
     re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
@@ -67,7 +70,8 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
                 pairs.append((new, old))
     # "4 July instead of 27 June" is also read as "... instead of 27": keep the fullest reading
     return [(n, o) for n, o in pairs if not any((n, o) != (n2, o2) and o.lower() in o2.lower()
-                                                 and n.lower() in n2.lower() for n2, o2 in pairs)]
+                                                 and (n.lower() in n2.lower() or n2.lower() in n.lower())
+                                                 for n2, o2 in pairs)]
 
 
 def _value_like(value: str) -> bool:
@@ -144,7 +148,8 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
             if item in found:
                 continue
             if _mentions(item.text, old) and not _mentions(item.text, new) and (
-                    _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3):
+                    _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3
+                    or _with_unit(item.text, old)):
                 found.append(item)
     if found:
         return found
@@ -194,6 +199,14 @@ def _mentions(text: str, value: str) -> bool:
     if number is not None:
         return any(_numeric(n) == number for n in re.findall(r"\d[\d,.]*\d|\d", text))
     return re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, _I) is not None
+
+
+def _with_unit(text: str, value: str) -> bool:
+    """"18 km" said again with its unit: the same quantity, whatever words stand around it."""
+    m = re.fullmatch(r"\s*(\d[\d,.]*)\s?([A-Za-z%€$£]{1,5})\s*", value)
+    if m is None:
+        return False
+    return re.search(rf"(?<![\d.,]){re.escape(m[1])}\s?{re.escape(m[2])}\b", text, _I) is not None
 
 
 def _numeric(value: str) -> float | None:
