@@ -107,3 +107,25 @@ def test_talk_about_the_talk_is_not_a_fact(said):
 ])
 def test_a_fact_that_mentions_the_talk_is_kept(said):
     assert len(facts(said)) == 1
+
+
+def test_a_short_speaker_name_is_no_trouble():
+    """"Al" and "T" have no nickname to derive; sleeping their turns must not fail."""
+    from sheriff_vault.compaction.units import name_words
+
+    assert {"al", "t", "melanie", "mel", "mell"} <= name_words({"Al", "T", "Melanie"})
+
+
+@pytest.mark.parametrize("said,written", [
+    # no past tense: the next such day, not the one half a year back
+    ("Frankfurt to Tokyo Haneda on 3 October, back on 20 October.",
+     "Frankfurt to Tokyo Haneda on 3 October 2026, back on 20 October 2026."),
+    ("Change the winter tyres in October.", "Change the winter tyres in October 2026."),
+    # a date only days behind is the one just past; a past event is in the past
+    ("The party was on 2 March.", "The party was on 2 March 2026."),
+    ("We went to Rome on 20 October.", "We went to Rome on 20 October 2025."),
+])
+def test_a_date_without_a_year_is_the_one_a_person_means(said, written):
+    from sheriff_vault.compaction.units import annotate_times
+
+    assert annotate_times(said, dt.datetime(2026, 4, 13, 19, 26, tzinfo=dt.UTC), "UTC")[0] == written

@@ -42,7 +42,8 @@ PAST = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|made|took|been|ago|y
 # A date said without a year is the nearest such day ("moved to 18 March" on 9 March is nine days
 # ahead), unless the sentence tells of something that already happened then.
 PAST_EVENT = re.compile(r"\b(?:went|happened|took place|visited|celebrated|attended|was born|were born|"
-                        r"last year|years? ago|back (?:on|in))\b", _I)
+                        r"last year|years? ago)\b", _I)
+RECENT_PAST_DAYS = 45  # a date without a year this close behind is the one just past, not next year's
 DEADLINE = re.compile(r"^(?:by|before|until|till|due)\b", _I)
 REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i need\b|we need\b|implement\b|add\b|"
                      r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
@@ -196,7 +197,9 @@ def name_words(names: set[str]) -> set[str]:
     found: set[str] = set()
     for name in names:
         for part in name.lower().split():
-            found |= {part[:k] for k in range(max(3, len(part) // 2), len(part) + 1)} | {part[:3] + part[2]}
+            found |= {part[:k] for k in range(max(3, len(part) // 2), len(part) + 1)} | {part}
+            if len(part) >= 3:  # "Al", "Jo": a short name has no nickname
+                found.add(part[:3] + part[2])
     return found
 
 
@@ -299,7 +302,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str) -> tuple[str, dt.datetim
         if _dated(phrase):
             if re.search(r"\b(?:19|20)\d\d\b", phrase):
                 continue
-            w = timewin.resolve(phrase, at, tz, prefer=date_prefer)
+            w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
             if w.start is not None:
                 edits.append((_end_of(sent, phrase), f" {w.start.astimezone(ZoneInfo(tz)).year}"))
         elif DEADLINE.match(phrase) and w.end is not None:
@@ -349,6 +352,18 @@ def _year_of(day: int, month: int, at: dt.datetime, tz: str, prefer: str) -> int
     except Exception:
         return None
     return w.start.astimezone(ZoneInfo(tz)).year if w.start else None
+
+
+def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
+    """A date said with no year and no past tense is the next such day ("flights on 3 October",
+    said in April, are this October), unless it was only days ago: nobody names a date half a
+    year back without saying it happened ("we went on 20 October")."""
+    w = timewin.resolve(phrase, at, tz, prefer="future")
+    if w.start is not None and (w.start - at).days > 300:
+        recent = timewin.resolve(phrase, at, tz, prefer="past")
+        if recent.start is not None and (at - recent.start).days <= RECENT_PAST_DAYS:
+            return recent
+    return w
 
 
 def _next_day_of_month(day: int, at: dt.datetime, tz: str) -> dt.date | None:
