@@ -23,6 +23,7 @@ from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal,
     ("ok will look. other thing, we're upgrading from 3.10 to python 3.12. Target: 4.8", "python 3.12 upgrade"),
     ("we finally want to replace the old hedge along the back of the garden with a wooden fence.", "wooden fence"),
     ("Third: Akiko Tanaka from Kyoto University is visiting us.", "Akiko Tanaka's visit"),
+    ("Also spanish: Dele b1 exam is 23 May at the instituto cervantes", "spanish"),
 ])
 def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_turn: str, title: str):
     assert intro_titles(first_turn, set())[0] == title
@@ -33,7 +34,9 @@ def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_tur
                                         "I'm doing it'll give hope", "I've been reading it'll help me",
                                         # a noun that ends in -ing is no one doing something ("billion")
                                         "Ugh yes that'll bite us in the billing module",
-                                        "Bad news from school.", "Fence update: we ordered 15 larch panels"])
+                                        "Bad news from school.", "Fence update: we ordered 15 larch panels",
+                                        # an abbreviation's full stop is no heading's end
+                                        "And my mum had her hip replaced at the St. Georg hospital. She's 74."])
 def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
     assert intro_titles(first_turn, set()) == []
 

@@ -92,6 +92,7 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
     "Week update",
     "Three things on my plate, let's go one by one.",
     "Thanks a lot for your help, have a good weekend!",
+    "For once everything is in order. Thanks for keeping track!",
 ])
 def test_talk_about_the_talk_is_not_a_fact(said):
     assert facts(said) == []

@@ -23,7 +23,7 @@ from sheriff_vault.compaction.subjects import Subject, find_subjects
 from sheriff_vault.compaction.units import Unit, make_units, name_words
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
-from sheriff_vault.text import proper_names, truncate
+from sheriff_vault.text import content_words, proper_names, truncate
 
 __all__ = ["Candidate", "Extraction", "NumberHit", "Unit", "extract", "skill_refs"]
 _I = re.IGNORECASE
@@ -73,6 +73,7 @@ OPENER = re.compile(r"^\W*(?:(?:true|right|sure|yes|yeah|ok|okay|good point)\W*:
                     r"another|other|separate|one more|different|new|last) (?:thing|topic|question|matter)\b"
                     r"(?:[^.:!?]{0,60}:|[^.:!?,]{0,30}?[,.!])|(?:first|second|third|fourth|next|also|btw|by the way)"
                     r"(?:,? \w+)?:|(?:first|second|third|fourth|next|also|btw|by the way),)\s*", _I)
+ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
 SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
 DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
@@ -181,6 +182,8 @@ def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = (
     refactor" is close to both, so it sums up neither)."""
     pool = [u for u in cand.units if u.turn.role == "user"] or cand.units
     pool = [u for u in pool if "loop" not in u.flags] or pool  # what is still to do changes; it sums up nothing
+    # "First, the deck oven." names the subject and says nothing about it
+    pool = [u for u in pool if len(content_words(OPENER.sub("", u.body, count=1))) >= ONE_LINER_WORDS] or pool
     key = words[0].lower().split()[-1] if words else ""
     named = [u for u in pool if key and key in u.text.lower()] or pool
     if cand.vector is None:

@@ -19,7 +19,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sheriff_vault.text import CALENDAR, FILLER, LETTER, STOPWORDS, UNITS, proper_names, rarity, stem, truncate
+from sheriff_vault.text import (
+    CALENDAR,
+    FILLER,
+    LETTER,
+    STOPWORDS,
+    UNITS,
+    proper_names,
+    rarity,
+    sentences,
+    stem,
+    truncate,
+)
 
 _TOKEN = re.compile(rf"[{LETTER}][{LETTER}\d'’\-]*|\d+|[.,;:!?()\"“”]")
 KIN = frozenset("""mum mom mother dad father sister brother son daughter wife husband partner friend friends colleague
@@ -131,14 +142,18 @@ def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
 MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best title to stand for "party"
 _DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
 _OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
+_HEADING = re.compile(r"^\W*(?:(?:also|and|plus|oh and|ok|okay|now)\s+)?(?:(?:the|my|our)\s+)?"
+                      r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2})"
+                      r"\s*[!:.](?!\S)", re.I)
 _INTRO = [
     # "replace the old hedge along the back with a wooden fence": the new thing is the subject
     (re.compile(rf"\breplac(?:e|ing)\b[^.!?]{{0,80}}?\bwith\s+{_DETERMINER}(?:new\s+)?{_OBJECT}", re.I), "="),
     # "Akiko Tanaka from Kyoto University is visiting us": a person's visit
     (re.compile(r"\b(?P<obj>(?:[A-Z][\w'’-]+\s+)?[A-Z][\w'’-]+)\b[^.!?:]{0,40}?\b(?:is|are|will be)\s+"
                 r"(?:visiting|coming to visit|coming over)\b"), "visit"),
-    # "Talk proposal! I want to submit to EuroPython": a turn that opens on its own heading
-    (re.compile(r"^\W*(?P<obj>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2})\s*[!:](?!\S)"), "="),
+    # "Talk proposal! I want to submit to EuroPython", "also spanish. dele b1 exam is 23 May": a turn
+    # that opens on its own heading
+    (_HEADING, "="),
     # "First, the deck oven.", "ok second: the survey data": the item a person walks a list through
     (re.compile(rf"(?:^|[.!?:]\s+)\W*(?:(?:ok|okay|so|and|right|now)\W+)?(?:first|second|third|fourth|next|last)(?:ly)?"
                 rf"(?:\s+(?:thing|point|item|one))?\s*[,:]\s*{_DETERMINER}{_OBJECT}", re.I), "list"),
@@ -167,8 +182,10 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
     """Titles a subject's first turn gives itself: what the person is doing ("renovating the
     kitchen" -> "kitchen renovation", "going to Japan" -> "Japan trip") or started ("spanish lessons")."""
     out: list[str] = []
-    for sent in re.split(r"(?<=[.!?])\s+", text)[:2]:
+    for i, sent in enumerate(sentences(text)[:2] or [text]):
         for rx, how in _INTRO:
+            if rx is _HEADING and i > 0:
+                continue  # only a turn's first words can be its heading
             for m in rx.finditer(sent):
                 words: list[str] = []
                 for w in m["obj"].split():

@@ -71,7 +71,8 @@ META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:
                   r"^\W*(?:a few|a couple of|two|three|four|five|several|some) things (?:going on|on my (?:mind|plate)|"
                   r"to (?:sort|go through|tell you))\b(?![^.!?:]{0,20}:)|\blet'?s (?:go|take them|do (?:them|it)) "
                   r"(?:through (?:them|these|it) )?one (?:by|at a) (?:one|time)\b|"
-                  r"^\W*(?:thanks?\W+)?(?:(?:a lot|so much|very much) )?for (?:your|the|all (?:the|your)) help\b|"
+                  r"^\W*(?:thanks?(?: you)?\W+)?(?:(?:a lot|so much|very much) )?for (?:(?:your|the|all (?:the|your)) "
+                  r"help|keeping (?:track|notes|tabs))\b|"
                   r"^\W*(?:and |you )?have a (?:good|great|nice|lovely) (?:weekend|day|evening|night|week)\b", _I)
 ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
