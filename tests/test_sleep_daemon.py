@@ -1,5 +1,6 @@
-"""With a daemon up, `vault sleep` embeds with the daemon's model and never loads its own (torch stays
-unimported); what it writes is what an in-process sleep writes: vectors from the same model."""
+"""With a daemon up, `vault sleep` never loads a model of its own (torch stays unimported): the daemon
+runs the sleep (tests/test_sleep_in_daemon.py), or, when it declines (the openai extractor), the
+sleep embeds with the daemon's model; the vectors are those of the same model."""
 from __future__ import annotations
 
 import json
@@ -35,7 +36,7 @@ def test_sleep_uses_the_daemons_model(daemon, tmp_path):
                     env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
     modules = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "sheriff_vault.daemon.remote_embed" in modules
+    assert "sheriff_vault.daemon.remote_sleep" in modules
     assert "torch" not in modules and "transformers" not in modules
     assert json.loads(out.stdout)["created"]
     status = rpc.call(daemon, "status")

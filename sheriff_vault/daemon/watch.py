@@ -66,6 +66,9 @@ class Daemon:
         if self.index.embedder is None or self.index.embedder.loaded:
             self.model_ready.set()
         self.index.defer_embedding = not self.model_ready.is_set()
+        # Held by each sleep the daemon runs (daemon/remote_sleep.py); stopping waits for it, so a
+        # sleep is never cut off between its files and its commit by `vault watch --stop`.
+        self.sleeping = threading.Lock()
         self.idle_exit = idle_exit
         self.last_request = time.monotonic()
         self.batches = 0
@@ -196,9 +199,10 @@ class Daemon:
         self.last_request = time.monotonic()
         try:
             return {"ok": True, "result": self._dispatch(op, args)}
-        except VaultError as exc:
+        except VaultError as exc:  # the caller raises the same class, message and notes (rpc.call)
             return {"ok": False, "error": {"message": exc.message, "path": exc.path, "line": exc.line,
-                                           "hint": exc.hint}}
+                                           "hint": exc.hint, "kind": type(exc).__name__,
+                                           "notes": list(getattr(exc, "__notes__", []))}}
         except Exception as exc:
             self.log.error("request %s failed:\n%s", op, traceback.format_exc())
             return {"ok": False, "error": {"message": f"daemon error {type(exc).__name__}: {exc}"}}
@@ -253,6 +257,26 @@ class Daemon:
             vecs = embedder.encode(texts, workers=BULK_WORKERS) if texts else None
             return {"model_id": embedder.model_id, "dim": embedder.dim,
                     "vectors": encoded(vecs) if vecs is not None else ""}
+        if op == "sleep":  # a whole `vault sleep`, with the model and index held here
+            from sheriff_vault.daemon.sleeping import serve
+
+            with self.sleeping:
+                if self.stopping.is_set():
+                    return {"declined": "the daemon is stopping"}
+                started = time.monotonic()
+                try:
+                    reply = serve(args, vault=self.vault, index=self.index, work=self.work, catch_up=self.flush,
+                                  queue=self.handle_changes, model_ready=self.model_ready, workers=BULK_WORKERS)
+                except Exception as exc:
+                    self.log.info("sleep: failed after %.2fs: %s", time.monotonic() - started, exc)
+                    raise
+                finally:
+                    self.last_request = time.monotonic()
+                done = reply.get("result") or {}
+                self.log.info("sleep: %s in %.2fs", f"declined, {reply['declined']}" if "declined" in reply else
+                              f"{done.get('compacted_turns')} turns, commit {(done.get('commit') or '-')[:8]}",
+                              time.monotonic() - started)
+                return reply
         if op == "reindex":
             paths = args.get("paths")
             if paths is None:
@@ -341,7 +365,7 @@ class Daemon:
             observer.stop()
             observer.join(timeout=5)
             self.server.server_close()
-            with self.work:
+            with self.sleeping, self.work:
                 self.index.close()
             clean_stale(self.vault, self.socket_path)
             self.log.info("stopped")
