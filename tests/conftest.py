@@ -85,9 +85,10 @@ def run():
 
 
 @contextlib.contextmanager
-def watching(vault: Vault) -> Iterator[Vault]:
-    """`vault watch` running on `vault` (a real daemon subprocess) until the block ends."""
-    started = run_vault("watch", "--vault", vault.root)
+def watching(vault: Vault, env: dict | None = None) -> Iterator[Vault]:
+    """`vault watch` running on `vault` (a real daemon subprocess, `env` added to its environment,
+    e.g. a fault point) until the block ends."""
+    started = run_vault("watch", "--vault", vault.root, env=env)
     assert started.returncode == 0, started.stderr
     try:
         yield vault

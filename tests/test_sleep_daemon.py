@@ -7,18 +7,13 @@ import json
 
 import pytest
 from conftest import run_vault, watching
+from memory_fixtures import TALK
 
 from sheriff_vault.daemon import rpc
 from sheriff_vault.daemon.remote_embed import DaemonEmbedder
 from sheriff_vault.index.embed import Embedder
 
-TURNS = [
-    ("user", "We are moving the orders database from Postgres 14 to Postgres 16 next month."),
-    ("assistant", "Noted. Is the dry run done?"),
-    ("user", "The dry run failed on the invoices table because of a missing index."),
-    ("assistant", "Then we add the index first and rerun it on Friday."),
-    ("user", "Also, Caroline's birthday party is on Saturday at Riverside Park, budget 400 USD."),
-] * 6
+TURNS = TALK * 6
 
 
 @pytest.fixture

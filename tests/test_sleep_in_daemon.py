@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, run_vault, wait_for, watching
-from memory_fixtures import build
+from memory_fixtures import TALK, build
 
 from sheriff_vault.compaction.result import SleepResult
 from sheriff_vault.daemon import rpc
@@ -21,13 +21,7 @@ from sheriff_vault.store.vault import Vault
 
 pytestmark = pytest.mark.slow
 NOW = "2026-02-24T10:00:00Z"
-FIRST = [
-    ("user", "We are moving the orders database from Postgres 14 to Postgres 16 next month."),
-    ("assistant", "Noted. Is the dry run done?"),
-    ("user", "The dry run failed on the invoices table because of a missing index."),
-    ("assistant", "Then we add the index first and rerun it on Friday."),
-    ("user", "Also, Caroline's birthday party is on Saturday at Riverside Park, budget 400 USD."),
-] * 6
+FIRST = TALK * 6
 SECOND = [
     ("user", "The Postgres 16 dry run passed after we added the invoices index."),
     ("assistant", "Good. So the orders database moves on the 3rd?"),
@@ -60,6 +54,12 @@ def head_commit(root: Path) -> tuple[str, str]:
     """The sleep commit as git stores it (tree, author and committer with their dates, message)."""
     return (git(root, "log", "-1", "--format=%T|%an <%ae> %aI|%cn <%ce> %cI"),
             git(root, "log", "-1", "--format=%B"))
+
+
+def assert_same_memory(a: Vault, b: Vault) -> None:
+    """Two vaults hold the same files from their sleeps and the same last commit."""
+    assert written(a.root) == written(b.root)
+    assert head_commit(a.root) == head_commit(b.root)
 
 
 @pytest.fixture
@@ -105,8 +105,7 @@ def test_a_sleep_in_the_daemon_writes_the_same_files_and_commit_as_in_process(tw
     assert alone.returncode == 0, alone.stderr[-3000:]
     assert alone.stdout == out.stdout.replace(str(here.root), str(there.root))
     assert json.loads(out.stdout)["commit"] and json.loads(out.stdout)["compacted_turns"] == 36
-    assert written(here.root) == written(there.root)
-    assert head_commit(here.root) == head_commit(there.root)
+    assert_same_memory(here, there)
     assert git(here.root, "rev-parse", "HEAD") == git(there.root, "rev-parse", "HEAD")
     assert git(here.root, "tag", "--list", "sleep/*") == git(there.root, "tag", "--list", "sleep/*")
 
@@ -130,35 +129,27 @@ def test_a_sleep_error_in_the_daemon_reads_and_exits_as_in_process(twins, tmp_pa
     for v in (here, there):
         (v.root / ".git" / "index.lock").unlink()
     assert run_vault("doctor", "--vault", here.root).returncode == run_vault("doctor", "--vault", there.root).returncode
-    assert written(here.root) == written(there.root)
-    assert head_commit(here.root) == head_commit(there.root)
+    assert_same_memory(here, there)
 
 
 def test_a_daemon_killed_mid_sleep_is_rolled_back_and_the_sleep_redone_writes_the_same(twins, tmp_path):
     here, there = twins
     convo = conversation(tmp_path / "second.jsonl", SECOND, 20)
-    started = run_vault("watch", "--vault", here.root, env={"SHERIFF_VAULT_FAULT": "sleep:half-written"})
-    assert started.returncode == 0, started.stderr
-    try:
+    with watching(here, env={"SHERIFF_VAULT_FAULT": "sleep:half-written"}):
         out = sleep_cli(here.root, convo)
-    finally:
-        run_vault("watch", "--stop", "--vault", here.root)
     assert out.returncode == 1 and "the watch daemon stopped during the sleep" in out.stderr, out.stderr[-2000:]
     assert not (here.cache / "journal.json").exists(), "the next command (here `vault watch --stop`) rolls back"
     # the turns stayed in the buffer (as after a sleep process killed there): sleep the buffer, here
     again = run_vault("sleep", "--now", NOW, "--vault", here.root, "--json")
     assert again.returncode == 0, again.stderr[-2000:]
     assert sleep_cli(there.root, convo).returncode == 0
-    assert written(here.root) == written(there.root)
-    assert head_commit(here.root) == head_commit(there.root)
+    assert_same_memory(here, there)
 
 
 def test_recall_is_answered_while_the_daemon_sleeps(twins, tmp_path):
     here, _ = twins
     convo = conversation(tmp_path / "second.jsonl", SECOND, 20)
-    started = run_vault("watch", "--vault", here.root, env={"SHERIFF_VAULT_PAUSE": "sleep:planned:8"})
-    assert started.returncode == 0, started.stderr
-    try:
+    with watching(here, env={"SHERIFF_VAULT_PAUSE": "sleep:planned:8"}):
         env = dict(os.environ, SHERIFF_VAULT_AUTOSTART="0")
         env.pop("SHERIFF_VAULT", None)
         proc = subprocess.Popen([sys.executable, "-m", "sheriff_vault", "sleep", str(convo), "--now", NOW, "--vault",
@@ -171,8 +162,6 @@ def test_recall_is_answered_while_the_daemon_sleeps(twins, tmp_path):
         assert answered and answered["json"]["topics"]
         assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
         assert "sleep: 36 turns, commit" in (here.cache / "logs" / "daemon.log").read_text()
-    finally:
-        run_vault("watch", "--stop", "--vault", here.root)
 
 
 def test_a_sleep_result_survives_the_wire():

@@ -55,10 +55,12 @@ class DaemonIndex:
 
     def refresh(self, paths: list[str] | None = None) -> object:
         """What an in-process sleep's refresh does: every stale file indexed (the daemon's pending
-        ones first, then a scan, since a file saved a moment ago may not have been reported yet)."""
+        ones first, then a scan, since a file saved a moment ago may not have been reported yet).
+        The walk over every file runs before taking the lock, so recall waits only for the rest."""
+        scanned = self.index.scan() if paths is None else None
         with self.work:
             self.catch_up()
-            return self.index.refresh(paths)
+            return self.index.refresh(paths, scanned=scanned)
 
     def snapshot(self) -> Snapshot:
         with self.work:

@@ -23,7 +23,8 @@ from sheriff_vault.index.onnxmodel import load_runtime
 
 CONNECTIVITY = 16
 EXPANSION_ADD = 200
-EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses 4 x count
+EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses WIDEN x count
+WIDEN = 4
 # 4 x: the synthetic 10k vault has 18% duplicate vectors (the same fact text in several places),
 # which HNSW finds poorly; recall@10 against exact search was 0.967 at 2 x and 0.999 at 4 x
 # (200 candidates), for ~5 ms instead of ~3 (exact: ~15 ms at 60k vectors).
@@ -33,13 +34,15 @@ class AnnIndex:
     """An HNSW graph whose key i is row i of one matrix buffer (`owner`). Rows appended to that
     buffer later (a patched snapshot) are added with `extend`; a different buffer needs a new graph."""
 
-    def __init__(self, owner: np.ndarray, dim: int, dtype: str = "f16", threads: int = 0) -> None:
+    def __init__(self, owner: np.ndarray, dim: int, dtype: str = "f16", threads: int = 0, *,
+                 connectivity: int = CONNECTIVITY, widen: int = WIDEN) -> None:
         load_runtime()  # before usearch: see its doc
         from usearch.index import Index as Usearch
 
         self.owner = owner
         self.threads = threads
-        self.graph: Any = Usearch(ndim=dim, metric="cos", dtype=dtype, connectivity=CONNECTIVITY,
+        self.widen = widen
+        self.graph: Any = Usearch(ndim=dim, metric="cos", dtype=dtype, connectivity=connectivity,
                                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         self.rows = 0
 
@@ -64,7 +67,7 @@ class AnnIndex:
         count = min(count, self.rows)
         if count <= 0:
             return np.zeros(0, dtype=np.int64)
-        self.graph.expansion_search = max(EXPANSION_SEARCH, 4 * count)
+        self.graph.expansion_search = max(EXPANSION_SEARCH, self.widen * count)
         found = self.graph.search(np.ascontiguousarray(qvec, dtype=np.float32), count, threads=1)
         return np.asarray(found.keys, dtype=np.int64)
 
