@@ -289,7 +289,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     groups: dict[str, list[Candidate]] = {}
     new_topics: dict[str, Topic] = {}
     order: list[str] = []
-    taken = {p.name for p in vault.topics.paths()}
+    taken = vault.topics.names()
     for cand in sorted(extraction.candidates, key=lambda c: min(u.at for u in c.units)):
         m = match(cand, targets, cfg.sleep)
         if m.target is None:
