@@ -364,17 +364,18 @@ def autostart_phase(vault: Vault, query: str) -> dict:
 SLEEP_TURNS = 300
 
 
-def sleep_phase(vault: Vault, syn, with_daemon: bool, runs: int = 1) -> dict:
+def sleep_phase(vault: Vault, syn, with_daemon: bool, runs: int = 1, recall_client: bool = True) -> dict:
     """`vault sleep` of 300 new turns (same shape, other words) from the shell, `runs` times, with
-    the daemon up (it sleeps) or not (the sleep loads the model itself); seconds is the median."""
-    trials = [_sleep_once(vault, syn, with_daemon, run) for run in range(runs)]
+    the daemon up (it sleeps) or not (the sleep loads the model itself); seconds is the median.
+    `recall_client`: with the daemon up, another client asks recall back to back meanwhile."""
+    trials = [_sleep_once(vault, syn, with_daemon and recall_client, with_daemon, run) for run in range(runs)]
     times = sorted(t["seconds"] for t in trials)
     during = [t["recall_during_sleep_ms"] for t in trials if t["recall_during_sleep_ms"]]
     return trials[0] | {"seconds": times[len(times) // 2], "runs": [t["seconds"] for t in trials],
                         "recall_during_sleep_ms": during}
 
 
-def _sleep_once(vault: Vault, syn, with_daemon: bool, run: int) -> dict:
+def _sleep_once(vault: Vault, syn, asking: bool, with_daemon: bool, run: int) -> dict:
     import random
 
     rng = random.Random(syn.seed + with_daemon + 10 * run)
@@ -396,13 +397,13 @@ def _sleep_once(vault: Vault, syn, with_daemon: bool, run: int) -> dict:
     now = (NOW + dt.timedelta(minutes=run)).strftime("%Y-%m-%dT%H:%M:%SZ")  # each run its own wake packet
     proc = subprocess.Popen([*vault_cmd(), "sleep", str(convo), "--vault", str(vault.root), "--now", now, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if with_daemon:
+    if asking:
         sleeping.set()
         asker.start()
     stdout, stderr = proc.communicate(timeout=1800)
     elapsed = time.perf_counter() - t0
     sleeping.clear()
-    if with_daemon:
+    if asking:
         asker.join()
     shutil.rmtree(work, ignore_errors=True)
     if proc.returncode != 0:
@@ -550,7 +551,8 @@ def run_size(n: int, args, work: Path) -> dict:
         res["loadavg"]["end"] = loadavg()
         if args.sleep:
             log(f"  vault sleep of {SLEEP_TURNS} turns with the daemon up")
-            res["sleep_with_daemon"] = sleep_phase(vault, syn, True, args.sleep_runs)
+            res["sleep_with_daemon"] = sleep_phase(vault, syn, True, args.sleep_runs, args.sleep_recall)
+            res["daemon_memory_after_sleeps_mb"] = proc_memory(pid)
     finally:
         stop_daemon(vault)
     if args.sleep:
@@ -647,8 +649,12 @@ def table(results: dict[str, dict]) -> str:
         ("dense search alone, exact / ANN p50 (p95), ms", lambda r: f"{r['ann']['exact_dense_ms']['p50']} "
          f"({r['ann']['exact_dense_ms']['p95']}) / {r['ann']['ann_dense_ms']['p50']} "
          f"({r['ann']['ann_dense_ms']['p95']})"),
+        ("daemon RSS after the sleeps (HWM), MB",
+         lambda r: f"{r['daemon_memory_after_sleeps_mb'].get('VmRSS')} "
+                   f"({r['daemon_memory_after_sleeps_mb'].get('VmHWM')})"),
         ("recall from another client during each sleep, p50 / max, ms",
-         lambda r: ", ".join(f"{d['p50']} / {d['max']}" for d in r["sleep_with_daemon"]["recall_during_sleep_ms"])),
+         lambda r: ", ".join(f"{d['p50']} / {d['max']}" for d in r["sleep_with_daemon"]["recall_during_sleep_ms"])
+         or "—"),
         ("baseline: `vault sleep` 300 turns, no daemon, s (median; runs)",
          lambda r: f"{r['sleep_without_daemon']['seconds']} ({r['sleep_without_daemon'].get('runs')})"),
     ]
@@ -688,6 +694,8 @@ def main() -> int:
     ap.add_argument("--fresh", action="store_true", help="replace the JSON instead of merging sizes into it")
     ap.add_argument("--no-sleep", dest="sleep", action="store_false", help="skip the 300-turn sleep phases")
     ap.add_argument("--sleep-runs", type=int, default=1, help="300-turn sleeps per phase (the median is reported)")
+    ap.add_argument("--no-sleep-recall", dest="sleep_recall", action="store_false",
+                    help="no other client asking recall during the daemon-up sleeps")
     ap.add_argument("--ann-sweep", type=_sweep, default=[],
                     help="more ANN settings to measure, CONNECTIVITY:WIDEN,... (e.g. 16:6,16:8,24:4)")
     ap.add_argument("--no-warm-rebuild", dest="warm_rebuild", action="store_false",
