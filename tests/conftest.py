@@ -93,7 +93,8 @@ def watching(vault: Vault, env: dict | None = None) -> Iterator[Vault]:
     try:
         yield vault
     finally:
-        run_vault("watch", "--stop", "--vault", vault.root)
+        stopped = run_vault("watch", "--stop", "--vault", vault.root)
+    assert stopped.returncode == 0, f"the daemon is left running: {stopped.stderr}"
 
 
 def git(root: Path, *args: str) -> str:

@@ -24,10 +24,12 @@ from sheriff_vault.index.onnxmodel import load_runtime
 CONNECTIVITY = 16
 EXPANSION_ADD = 200
 EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses WIDEN x count
-WIDEN = 4
-# 4 x: the synthetic 10k vault has 18% duplicate vectors (the same fact text in several places),
-# which HNSW finds poorly; recall@10 against exact search was 0.967 at 2 x and 0.999 at 4 x
-# (200 candidates), for ~5 ms instead of ~3 (exact: ~15 ms at 60k vectors).
+# 8 x: recall@10 against exact search at 120k vectors (the synthetic 20k vault, 18% duplicate
+# vectors, which HNSW finds poorly) was 0.979 at 4 x, 0.989 at 6 x and 1.0 at 8 x, for about half
+# the time of the exact search measured alongside (benchmarks/RESULTS.md, issue 14 part 4). Recall
+# falls as the graph grows at a fixed width, so 8 x leaves room for 50k topics (300k vectors).
+# More connectivity (24, 32) cost 32 MB and a third more build time and was no better at 4-6 x.
+WIDEN = 8
 
 
 class AnnIndex:
