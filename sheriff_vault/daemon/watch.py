@@ -117,6 +117,7 @@ class Daemon:
         if stats.changed or stats.removed:
             self.log.info("indexed %d changed, %d removed in %.2fs", len(stats.changed), len(stats.removed),
                           stats.seconds)
+            give_back_memory()
         return stats
 
     def _index_file(self) -> int | None:
@@ -272,6 +273,7 @@ class Daemon:
                     raise
                 finally:
                     self.last_request = time.monotonic()
+                give_back_memory()
                 done = reply.get("result") or {}
                 self.log.info("sleep: %s in %.2fs", f"declined, {reply['declined']}" if "declined" in reply else
                               f"{done.get('compacted_turns')} turns, commit {(done.get('commit') or '-')[:8]}",
@@ -387,6 +389,26 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         else:
             reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def give_back_memory() -> None:
+    """Return the heap a batch or a sleep freed to the system (glibc keeps it otherwise: a 300-turn
+    sleep and the indexing of its facts left a 10k daemon at ~720 MB instead of ~420 MB)."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> Any:
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:  # not glibc (macOS, musl): nothing to trim
+        return None
+
+
+_LIBC = _libc()
 
 
 def _logger(vault: Vault) -> logging.Logger:
