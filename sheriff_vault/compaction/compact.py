@@ -53,7 +53,7 @@ Extractor = Callable[..., Extraction]
 
 class IndexView(Protocol):
     """What a sleep reads from the index: an Index of its own, or the watch daemon's (which holds
-    it between requests; daemon/remote_sleep.py)."""
+    it between requests; daemon/sleeping.py)."""
 
     embedder: Embedder | None
 
