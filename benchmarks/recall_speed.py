@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -245,11 +246,13 @@ def same_answers(vault: Vault, queries: list[str], replies: list[dict]) -> dict:
     return {"compared": len(queries), "differ": differ, "in_process_warm_ms": dist(times)}
 
 
-def ann_phase(vault: Vault, queries: list[str]) -> dict:
+def ann_phase(vault: Vault, queries: list[str], sweep: list[tuple[int, int]] | None = None) -> dict:
     """The HNSW graph (index/ann.py) over this vault's vectors, whatever retrieval.ann_threshold says:
     build time and memory, and for each query the dense top 10 from the graph (re-scored, as
     Index.dense does) against exact search: recall@10 asking for 10 and for 200 candidates (what
-    recall asks for), and the time of each dense search alone."""
+    recall asks for), and the time of each dense search alone. `sweep`: (connectivity, widen)
+    settings measured the same way besides index/ann.py's own (under "sweep")."""
+    from sheriff_vault.index import ann as ann_module
     from sheriff_vault.index.ann import AnnIndex
     from sheriff_vault.index.engine import Index
 
@@ -257,32 +260,51 @@ def ann_phase(vault: Vault, queries: list[str]) -> dict:
     idx.open()
     snap = idx.snapshot()
     try:
-        t = time.perf_counter()
-        ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
-        ann.extend(snap.matrix)
-        build_s = time.perf_counter() - t
-        idx._ann = ann
         idx.ann_background = False
         idx.cfg.retrieval.ann_threshold = 1
         qvecs = [v for v in (idx.embed_query(q) for q in queries) if v is not None]
-        hits = {10: 0, 200: 0}
-        exact_t, ann_t = [], []
-        for q in qvecs:
-            t = time.perf_counter()
-            exact = idx.dense(q, limit=200, exact=True)
-            exact_t.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            found = idx.dense(q, limit=200)
-            ann_t.append(time.perf_counter() - t)
-            want = {d for d, _ in exact[:10]}
-            hits[200] += len(want & {d for d, _ in found[:10]})
-            hits[10] += len(want & {d for d, _ in idx.dense(q, limit=10)})
-        n = 10 * max(1, len(qvecs))
-        return {"vectors": snap.vectors, "build_s": round(build_s, 2), "memory_mb": round(ann.memory_bytes / 2**20, 1),
-                "recall_at_10": round(hits[10] / n, 4), "recall_at_10_of_200": round(hits[200] / n, 4),
-                "queries": len(qvecs), "exact_dense_ms": dist(exact_t), "ann_dense_ms": dist(ann_t)}
+        graphs: dict[int, tuple[AnnIndex, float]] = {}
+        out: dict = {}
+        # (an older checkout's AnnIndex has no settings: measured as it is, without a sweep)
+        own = (ann_module.CONNECTIVITY, getattr(ann_module, "WIDEN", 4))
+        for connectivity, widen in [own, *(sweep or [])]:
+            if connectivity not in graphs:
+                t = time.perf_counter()
+                settings = {"connectivity": connectivity} if sweep else {}
+                ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1], **settings)
+                ann.extend(snap.matrix)
+                graphs[connectivity] = (ann, time.perf_counter() - t)
+            ann, build_s = graphs[connectivity]
+            ann.widen = widen
+            idx._ann = ann
+            row = {"vectors": snap.vectors, "connectivity": connectivity, "widen": widen,
+                   "build_s": round(build_s, 2), "memory_mb": round(ann.memory_bytes / 2**20, 1)}
+            row |= _ann_recall(idx, qvecs)
+            if not out:
+                out = row | {"sweep": []}
+            else:
+                out["sweep"].append(row)
+        return out
     finally:
         idx.close()
+
+
+def _ann_recall(idx, qvecs: list) -> dict:
+    hits = {10: 0, 200: 0}
+    exact_t, ann_t = [], []
+    for q in qvecs:
+        t = time.perf_counter()
+        exact = idx.dense(q, limit=200, exact=True)
+        exact_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        found = idx.dense(q, limit=200)
+        ann_t.append(time.perf_counter() - t)
+        want = {d for d, _ in exact[:10]}
+        hits[200] += len(want & {d for d, _ in found[:10]})
+        hits[10] += len(want & {d for d, _ in idx.dense(q, limit=10)})
+    n = 10 * max(1, len(qvecs))
+    return {"recall_at_10": round(hits[10] / n, 4), "recall_at_10_of_200": round(hits[200] / n, 4),
+            "queries": len(qvecs), "exact_dense_ms": dist(exact_t), "ann_dense_ms": dist(ann_t)}
 
 
 def cli_latency(vault: Vault, query: str, runs: int) -> dict:
@@ -342,33 +364,66 @@ def autostart_phase(vault: Vault, query: str) -> dict:
 SLEEP_TURNS = 300
 
 
-def sleep_phase(vault: Vault, syn, with_daemon: bool) -> dict:
-    """`vault sleep` of 300 new turns (same shape, other words) from the shell, with the daemon up
-    (it embeds) or not (the sleep loads the model itself)."""
+def sleep_phase(vault: Vault, syn, with_daemon: bool, runs: int = 1, recall_client: bool = True) -> dict:
+    """`vault sleep` of 300 new turns (same shape, other words) from the shell, `runs` times, with
+    the daemon up (it sleeps) or not (the sleep loads the model itself); seconds is the median.
+    `recall_client`: with the daemon up, another client asks recall back to back meanwhile."""
+    trials = [_sleep_once(vault, syn, with_daemon and recall_client, with_daemon, run) for run in range(runs)]
+    times = sorted(t["seconds"] for t in trials)
+    during = [t["recall_during_sleep_ms"] for t in trials if t["recall_during_sleep_ms"]]
+    return trials[0] | {"seconds": times[len(times) // 2], "runs": [t["seconds"] for t in trials],
+                        "recall_during_sleep_ms": during}
+
+
+def _sleep_once(vault: Vault, syn, asking: bool, with_daemon: bool, run: int) -> dict:
     import random
 
-    rng = random.Random(syn.seed + with_daemon)
+    rng = random.Random(syn.seed + with_daemon + 10 * run)
     work = Path(tempfile.mkdtemp(prefix="vault-sleep-"))
     convo = work / "turns.jsonl"
     with convo.open("w") as fh:
         for i in range(SLEEP_TURNS):
             t = syn.topics[rng.randrange(len(syn.topics))]
-            word = _word(i, 11 + with_daemon)
+            word = _word(i, 11 + with_daemon + 10 * run)
             text = (f"About {t.slug.replace('-', ' ')}: the {word} check failed again on "
                     f"{rng.choice(['Monday', 'Tuesday', 'Friday'])}, so we moved it to next week.")
             fh.write(json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": text,
                                  "at": f"2026-02-19T{8 + i // 60:02d}:{i % 60:02d}:00Z"}) + "\n")
     env = bench_env()
+    during: list[float] = []
+    sleeping = threading.Event()
+    asker = threading.Thread(target=_recall_while, args=(vault, syn.queries(50, seed=3 + run), sleeping, during))
     t0 = time.perf_counter()
-    out = subprocess.run([*vault_cmd(), "sleep", str(convo), "--vault", str(vault.root), "--now", NOW_ISO,
-                          "--json"], capture_output=True, text=True, env=env, timeout=1800)
+    now = (NOW + dt.timedelta(minutes=run)).strftime("%Y-%m-%dT%H:%M:%SZ")  # each run its own wake packet
+    proc = subprocess.Popen([*vault_cmd(), "sleep", str(convo), "--vault", str(vault.root), "--now", now, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if asking:
+        sleeping.set()
+        asker.start()
+    stdout, stderr = proc.communicate(timeout=1800)
     elapsed = time.perf_counter() - t0
+    sleeping.clear()
+    if asking:
+        asker.join()
     shutil.rmtree(work, ignore_errors=True)
-    if out.returncode != 0:
-        raise SystemExit(f"vault sleep failed: {out.stderr[-800:]}")
-    reply = json.loads(out.stdout)
+    if proc.returncode != 0:
+        raise SystemExit(f"vault sleep failed: {stderr[-800:]}")
+    reply = json.loads(stdout)
     return {"seconds": round(elapsed, 2), "with_daemon": with_daemon, "turns": SLEEP_TURNS,
-            "created": len(reply.get("created", [])), "updated": len(reply.get("updated", []))}
+            "created": len(reply.get("created", [])), "updated": len(reply.get("updated", [])),
+            "recall_during_sleep_ms": dist(during) if during else None}
+
+
+def _recall_while(vault: Vault, queries: list[str], sleeping: threading.Event, times: list[float]) -> None:
+    """Another client's recalls, back to back, while the sleep runs (those answered after the sleep
+    command returned are not counted: they wait for the daemon to index what it wrote, by design)."""
+    i = 0
+    while sleeping.is_set():
+        t = time.perf_counter()
+        answer(vault, queries[i % len(queries)], now=NOW)
+        if sleeping.is_set():
+            times.append(time.perf_counter() - t)
+        i += 1
 
 
 def _word(i: int, salt: int) -> str:
@@ -462,7 +517,7 @@ def run_size(n: int, args, work: Path) -> dict:
         res["rebuild_warm"] = rebuild(vault, syn.facts, cold=False)
     queries = syn.queries(args.queries)
     log("  ANN (HNSW) against exact dense search")
-    res["ann"] = ann_phase(vault, queries)
+    res["ann"] = ann_phase(vault, queries, args.ann_sweep)
     log("  starting the daemon")
     pid, start_s = start_daemon(vault)
     try:
@@ -496,12 +551,13 @@ def run_size(n: int, args, work: Path) -> dict:
         res["loadavg"]["end"] = loadavg()
         if args.sleep:
             log(f"  vault sleep of {SLEEP_TURNS} turns with the daemon up")
-            res["sleep_with_daemon"] = sleep_phase(vault, syn, True)
+            res["sleep_with_daemon"] = sleep_phase(vault, syn, True, args.sleep_runs, args.sleep_recall)
+            res["daemon_memory_after_sleeps_mb"] = proc_memory(pid)
     finally:
         stop_daemon(vault)
     if args.sleep:
         log(f"  vault sleep of {SLEEP_TURNS} turns without a daemon (baseline: loads the model)")
-        res["sleep_without_daemon"] = sleep_phase(vault, syn, False)
+        res["sleep_without_daemon"] = sleep_phase(vault, syn, False, args.sleep_runs)
     log("  autostart: first recall with no daemon")
     try:
         res["autostart"] = autostart_phase(vault, queries[3])
@@ -584,7 +640,8 @@ def table(results: dict[str, dict]) -> str:
                    f"({r['daemon_memory_after_queries_mb'].get('VmHWM')})"),
         ("daemon RSS at end (HWM), MB",
          lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
-        ("`vault sleep` 300 turns, daemon up, s", lambda r: f"{r['sleep_with_daemon']['seconds']}"),
+        ("`vault sleep` 300 turns, daemon up, s (median; runs)",
+         lambda r: f"{r['sleep_with_daemon']['seconds']} ({r['sleep_with_daemon'].get('runs')})"),
         ("ANN (usearch HNSW, f16): vectors / build s / MB", lambda r: f"{r['ann']['vectors']:,} / "
          f"{r['ann']['build_s']} / {r['ann']['memory_mb']}"),
         ("**ANN recall@10 vs exact** (k=10 / top 10 of k=200; target 0.98)",
@@ -592,7 +649,14 @@ def table(results: dict[str, dict]) -> str:
         ("dense search alone, exact / ANN p50 (p95), ms", lambda r: f"{r['ann']['exact_dense_ms']['p50']} "
          f"({r['ann']['exact_dense_ms']['p95']}) / {r['ann']['ann_dense_ms']['p50']} "
          f"({r['ann']['ann_dense_ms']['p95']})"),
-        ("baseline: `vault sleep` 300 turns, no daemon, s", lambda r: f"{r['sleep_without_daemon']['seconds']}"),
+        ("daemon RSS after the sleeps (HWM), MB",
+         lambda r: f"{r['daemon_memory_after_sleeps_mb'].get('VmRSS')} "
+                   f"({r['daemon_memory_after_sleeps_mb'].get('VmHWM')})"),
+        ("recall from another client during each sleep, p50 / max, ms",
+         lambda r: ", ".join(f"{d['p50']} / {d['max']}" for d in r["sleep_with_daemon"]["recall_during_sleep_ms"])
+         or "—"),
+        ("baseline: `vault sleep` 300 turns, no daemon, s (median; runs)",
+         lambda r: f"{r['sleep_without_daemon']['seconds']} ({r['sleep_without_daemon'].get('runs')})"),
     ]
     head = "| | " + " | ".join(f"{int(s):,} topics" for s in sizes) + " |"
     lines = [head, "|---" * (len(sizes) + 1) + "|"]
@@ -605,6 +669,10 @@ def table(results: dict[str, dict]) -> str:
                 cells.append("—")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _sweep(text: str) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in (part.split(":") for part in text.split(",") if part.strip())]
 
 
 def main() -> int:
@@ -625,6 +693,11 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=HERE / "results" / "recall_speed.json")
     ap.add_argument("--fresh", action="store_true", help="replace the JSON instead of merging sizes into it")
     ap.add_argument("--no-sleep", dest="sleep", action="store_false", help="skip the 300-turn sleep phases")
+    ap.add_argument("--sleep-runs", type=int, default=1, help="300-turn sleeps per phase (the median is reported)")
+    ap.add_argument("--no-sleep-recall", dest="sleep_recall", action="store_false",
+                    help="no other client asking recall during the daemon-up sleeps")
+    ap.add_argument("--ann-sweep", type=_sweep, default=[],
+                    help="more ANN settings to measure, CONNECTIVITY:WIDEN,... (e.g. 16:6,16:8,24:4)")
     ap.add_argument("--no-warm-rebuild", dest="warm_rebuild", action="store_false",
                     help="skip the second (cache-hit) rebuild")
     args = ap.parse_args()

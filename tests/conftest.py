@@ -85,14 +85,16 @@ def run():
 
 
 @contextlib.contextmanager
-def watching(vault: Vault) -> Iterator[Vault]:
-    """`vault watch` running on `vault` (a real daemon subprocess) until the block ends."""
-    started = run_vault("watch", "--vault", vault.root)
+def watching(vault: Vault, env: dict | None = None) -> Iterator[Vault]:
+    """`vault watch` running on `vault` (a real daemon subprocess, `env` added to its environment,
+    e.g. a fault point) until the block ends."""
+    started = run_vault("watch", "--vault", vault.root, env=env)
     assert started.returncode == 0, started.stderr
     try:
         yield vault
     finally:
-        run_vault("watch", "--stop", "--vault", vault.root)
+        stopped = run_vault("watch", "--stop", "--vault", vault.root)
+    assert stopped.returncode == 0, f"the daemon is left running: {stopped.stderr}"
 
 
 def git(root: Path, *args: str) -> str:

@@ -11,6 +11,14 @@ from sheriff_vault.store.items import Citation
 from sheriff_vault.store.topics import fact
 
 UTC = dt.UTC
+# Five turns of a conversation about a database move and a party (the sleep tests repeat them).
+TALK = [
+    ("user", "We are moving the orders database from Postgres 14 to Postgres 16 next month."),
+    ("assistant", "Noted. Is the dry run done?"),
+    ("user", "The dry run failed on the invoices table because of a missing index."),
+    ("assistant", "Then we add the index first and rerun it on Friday."),
+    ("user", "Also, Caroline's birthday party is on Saturday at Riverside Park, budget 400 USD."),
+]
 
 
 def day(s: str) -> dt.datetime:

@@ -1,23 +1,19 @@
-"""With a daemon up, `vault sleep` embeds with the daemon's model and never loads its own (torch stays
-unimported); what it writes is what an in-process sleep writes: vectors from the same model."""
+"""With a daemon up, `vault sleep` never loads a model of its own (torch stays unimported): the daemon
+runs the sleep (tests/test_sleep_in_daemon.py), or, when it declines (the openai extractor), the
+sleep embeds with the daemon's model; the vectors are those of the same model."""
 from __future__ import annotations
 
 import json
 
 import pytest
 from conftest import run_vault, watching
+from memory_fixtures import TALK
 
 from sheriff_vault.daemon import rpc
 from sheriff_vault.daemon.remote_embed import DaemonEmbedder
 from sheriff_vault.index.embed import Embedder
 
-TURNS = [
-    ("user", "We are moving the orders database from Postgres 14 to Postgres 16 next month."),
-    ("assistant", "Noted. Is the dry run done?"),
-    ("user", "The dry run failed on the invoices table because of a missing index."),
-    ("assistant", "Then we add the index first and rerun it on Friday."),
-    ("user", "Also, Caroline's birthday party is on Saturday at Riverside Park, budget 400 USD."),
-] * 6
+TURNS = TALK * 6
 
 
 @pytest.fixture
@@ -35,7 +31,7 @@ def test_sleep_uses_the_daemons_model(daemon, tmp_path):
                     env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
     modules = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "sheriff_vault.daemon.remote_embed" in modules
+    assert "sheriff_vault.daemon.remote_sleep" in modules
     assert "torch" not in modules and "transformers" not in modules
     assert json.loads(out.stdout)["created"]
     status = rpc.call(daemon, "status")

@@ -13,8 +13,8 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -30,15 +30,16 @@ from sheriff_vault.compaction.merge import (
     match,
     targets_from,
 )
+from sheriff_vault.compaction.result import SleepResult
 from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
-from sheriff_vault.index.embed import Encode, ahead, safe_encoder
+from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.guard import scan
-from sheriff_vault.store.packets import InProgress, WakePacket
+from sheriff_vault.store.packets import WakePacket
 from sheriff_vault.store.topics import Topic, iso
 from sheriff_vault.text import norm, truncate
 
@@ -50,52 +51,21 @@ log = logging.getLogger("sheriff_vault.sleep")
 Extractor = Callable[..., Extraction]
 
 
-@dataclass
-class SleepResult:
-    slept_at: dt.datetime
-    sleep_id: str
-    compacted: int = 0
-    kept: int = 0
-    created: list[dict] = field(default_factory=list)
-    updated: list[dict] = field(default_factory=list)
-    commit: str | None = None
-    tag: str | None = None
-    conversation: str | None = None
-    wake: str | None = None
-    events: list[str] = field(default_factory=list)
-    quarantined: list[dict] = field(default_factory=list)
-    subjects: list[dict] = field(default_factory=list)
-    in_progress: InProgress = field(default_factory=InProgress)
-    notes: list[str] = field(default_factory=list)
-    dry_run: bool = False
-    message: str = ""
+class IndexView(Protocol):
+    """What a sleep reads from the index: an Index of its own, or the watch daemon's (which holds
+    it between requests; daemon/sleeping.py)."""
 
-    def to_json(self) -> dict:
-        return {"slept_at": iso(self.slept_at), "sleep_id": self.sleep_id, "compacted_turns": self.compacted,
-                "kept_turns": self.kept, "created": self.created, "updated": self.updated, "commit": self.commit,
-                "tag": self.tag,
-                "conversation": self.conversation, "wake": self.wake, "events": self.events,
-                "quarantined": self.quarantined, "subjects": self.subjects, "in_progress": self.in_progress.to_json(),
-                "notes": self.notes, "dry_run": self.dry_run, "message": self.message}
+    embedder: Embedder | None
 
-    def describe(self) -> str:
-        if not self.compacted:
-            return self.message
-        head = "would " if self.dry_run else ""
-        lines = [f"{head}compact {self.compacted} turn(s), keep {self.kept}: "
-                 f"{len(self.updated)} topic(s) updated, {len(self.created)} created"
-                 + (f" (commit {self.commit[:8]})" if self.commit else "")]
-        for t in self.created:
-            lines.append(f"  new      {t['path']}: {t['summary']}")
-        for t in self.updated:
-            lines.append(f"  updated  {t['path']}: {t['summary']}")
-        for q in self.quarantined:
-            lines.append(f"  quarantined turn {q['turn']}: {q['reason']} -> {q['path']}")
-        return "\n".join(lines)
+    def refresh(self, paths: list[str] | None = None) -> object: ...
+
+    def snapshot(self) -> Snapshot: ...
+
+    def embed_query(self, text: str) -> np.ndarray | None: ...
 
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
-          extractor: str | None = None, dry_run: bool = False, index: Index | None = None,
+          extractor: str | None = None, dry_run: bool = False, index: IndexView | None = None,
           reindex: Callable[[list[str]], object] | None = None) -> SleepResult:
     """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact.
 
@@ -128,15 +98,16 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
             result.kept = len(buffer)
             return result
         part, tail = (buffer[:-tail_n], buffer[-tail_n:]) if tail_n else (buffer, [])
-        own_index = index is None
-        index = index or Index(vault)
+        own_index = None
+        if index is None:
+            index = own_index = Index(vault)
         started = time.monotonic()
         try:
             result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result,
                           reindex or index.refresh)
         finally:
-            if own_index:
-                index.close()
+            if own_index is not None:
+                own_index.close()
         if not dry_run:
             _log(vault, result, extractor or vault.config.sleep.extractor, started)
         return result
@@ -164,7 +135,7 @@ def _sleep_id(buffer: list[Turn], now: dt.datetime) -> str:
 
 
 def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, extractor: str, dry_run: bool,
-         index: Index, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
+         index: IndexView, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
     """Plan everything in memory, then write and commit it as one journaled change."""
     guarded = _guard(part, tail, result)
     encode = safe_encoder(index.embedder)
@@ -318,7 +289,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     groups: dict[str, list[Candidate]] = {}
     new_topics: dict[str, Topic] = {}
     order: list[str] = []
-    taken = {p.name for p in vault.topics.paths()}
+    taken = vault.topics.names()
     for cand in sorted(extraction.candidates, key=lambda c: min(u.at for u in c.units)):
         m = match(cand, targets, cfg.sleep)
         if m.target is None:
@@ -376,7 +347,7 @@ def _skill_success(extraction: Extraction, cands: list[Candidate]) -> bool:
                                                 for c in cands for u in c.units)
 
 
-def _progress_topic(extraction: Extraction, changes: dict[str, Change], index: Index) -> str | None:
+def _progress_topic(extraction: Extraction, changes: dict[str, Change], index: IndexView) -> str | None:
     hint = extraction.in_progress.resume_hint
     if not extraction.in_progress.pending or not hint or not changes:
         return None

@@ -7,6 +7,7 @@ match score = alias match 3.0 + one-liner/fact similarity 0..3.0 + entity overla
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -110,16 +111,23 @@ def targets_from(snap: Snapshot) -> list[Target]:
             rows.setdefault(doc.topic_path, []).append(i)
     out = []
     for path, topic in snap.topics.items():
-        names = {norm(n) for n in (topic.name, *topic.aliases) if norm(n) and specific(norm(n))}
-        owner = owner_of(topic.name)
-        bare = re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", topic.name) if owner else ""
-        core = {c for c in [norm(bare)] if bare and specific(c)}
-        entities = set(content_words(" ".join([topic.name, *topic.aliases])))
+        names, owner, entities = _naming(topic.name, tuple(topic.aliases))
         dates = [d for d in (topic.last_seen_at, *(parse_time(w[0]) for w in topic.item_windows[-20:])) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
-        out.append(Target(path, topic.topic_id, names | core, entities, dates, vecs, owner=owner_of(topic.name),
+        out.append(Target(path, topic.topic_id, set(names), set(entities), dates, vecs, owner=owner,
                           one_liner=heads.get(path, -1), size=len(rows.get(path, []))))
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _naming(name: str, aliases: tuple[str, ...]) -> tuple[frozenset[str], str, frozenset[str]]:
+    """A topic's match names (specific ones, and its name without the owner's), owner and entity
+    words: kept between sleeps, since a daemon that sleeps again sees mostly the same topics."""
+    names = {norm(n) for n in (name, *aliases) if norm(n) and specific(norm(n))}
+    owner = owner_of(name)
+    bare = re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", name) if owner else ""
+    core = {c for c in [norm(bare)] if bare and specific(c)}
+    return frozenset(names | core), owner, frozenset(content_words(" ".join([name, *aliases])))
 
 
 def specific(name: str) -> bool:

@@ -13,7 +13,7 @@ from sheriff_vault.daemon import rpc
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS, RecallReply, check_budget
 
 if TYPE_CHECKING:
-    from sheriff_vault.compaction.compact import SleepResult
+    from sheriff_vault.compaction.result import SleepResult
     from sheriff_vault.store.buffer import Turn
     from sheriff_vault.store.vault import Vault
 
@@ -136,15 +136,23 @@ def rebuild(vault: Vault, *, progress: Callable[[str, int, int], None] | None = 
 
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, **kwargs: Any) -> SleepResult:
-    """compaction.compact.sleep, embedding with the daemon's model when a daemon answers (so this
-    process never loads one); same arguments, same result."""
+    """compaction.compact.sleep, run by the daemon when one answers (it holds the model, the index
+    and its snapshot: daemon/remote_sleep.py), else in this process, embedding with the daemon's
+    model if one runs; same arguments, same files and commit, same result either way."""
+    daemon_up = kwargs.get("index") is None and rpc.call(vault, "ping") is not None
+    if daemon_up:
+        from sheriff_vault.daemon.remote_sleep import ask
+
+        slept = ask(vault, turns, now=kwargs.get("now"), extractor=kwargs.get("extractor"),
+                    dry_run=bool(kwargs.get("dry_run")))
+        if slept is not None:
+            return slept
     from sheriff_vault.compaction.compact import sleep as sleep_here
 
-    given = kwargs.get("index")
-    if given is not None:
+    if kwargs.get("index") is not None:
         return sleep_here(vault, turns, **kwargs)
     kwargs.pop("index", None)
-    if not vault.config.embedding.enabled or rpc.call(vault, "ping") is None:
+    if not vault.config.embedding.enabled or not daemon_up:
         return sleep_here(vault, turns, **kwargs)
     from sheriff_vault.daemon.remote_embed import DaemonEmbedder
     from sheriff_vault.index.embed import Embedder

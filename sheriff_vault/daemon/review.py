@@ -17,7 +17,7 @@ from sheriff_vault.store.sleeps import PREFIX, tag_name, tag_sleep
 from sheriff_vault.store.topics import Topic, iso, parse_time
 
 if TYPE_CHECKING:
-    from sheriff_vault.compaction.compact import SleepResult
+    from sheriff_vault.compaction.result import SleepResult
     from sheriff_vault.store.buffer import Turn
     from sheriff_vault.store.vault import Vault
 

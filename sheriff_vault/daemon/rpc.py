@@ -12,7 +12,8 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sheriff_vault.errors import DaemonError
+from sheriff_vault import errors
+from sheriff_vault.errors import DaemonError, VaultError
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 STATE_FILE = "daemon.json"
 PID_FILE = "daemon.pid"
 MAX_REPLY = 64 * 1024 * 1024
-# In daemon.json. 2: recall takes `now_text` (--now as typed) and `embed` exists; the fast client
-# (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
-PROTOCOL = 2
+# In daemon.json. 2: recall takes `now_text` (--now as typed) and `embed` exists; 3: `sleep`
+# exists. The fast client (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
+PROTOCOL = 3
 
 
 def socket_path_for(vault: Vault) -> Path:
@@ -58,8 +59,11 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 120.0) -> dict | None:
-    """Send one request; None when no daemon is listening (so the caller does the work itself)."""
+def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 120.0,
+         hangup: str | None = None) -> dict | None:
+    """Send one request; None when no daemon is listening (so the caller does the work itself).
+    `hangup`: the error to raise when the daemon took the request but closed without a reply
+    (it died midway), for requests the caller must not simply do again itself."""
     state = read_state(vault)
     if not state or not pid_alive(int(state.get("pid", 0))):
         return None
@@ -81,14 +85,29 @@ def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 12
                     raise DaemonError("the daemon's reply is too large")
     except (FileNotFoundError, ConnectionRefusedError):
         return None
+    except ConnectionResetError:
+        chunks = []
     except TimeoutError:
         raise DaemonError(f"the daemon did not answer `{op}` within {timeout:.0f}s",
                           hint="see .vault/logs/daemon.log, or `vault watch --stop` and start it again") from None
     if not chunks:
+        if hangup:
+            raise DaemonError(hangup, hint="see .vault/logs/daemon.log; the next vault command finishes or rolls back "
+                                           "what it left half done")
         return None
     reply = json.loads(b"".join(chunks))
     if not reply.get("ok"):
-        error = reply.get("error") or {}
-        raise DaemonError(error.get("message", "the daemon failed"), path=error.get("path"), line=error.get("line"),
-                          hint=error.get("hint"))
+        raise remote_error(reply.get("error") or {})
     return reply.get("result")
+
+
+def remote_error(error: dict) -> VaultError:
+    """The VaultError the daemon raised, as the same class with the same message and notes (so a
+    command prints and exits as it would have in-process); DaemonError for anything else."""
+    kind = getattr(errors, str(error.get("kind") or ""), None)
+    cls = kind if isinstance(kind, type) and issubclass(kind, VaultError) else DaemonError
+    exc = cls(error.get("message", "the daemon failed"), path=error.get("path"), line=error.get("line"),
+              hint=error.get("hint"))
+    for note in error.get("notes") or []:
+        exc.add_note(str(note))
+    return exc

@@ -66,6 +66,9 @@ class Daemon:
         if self.index.embedder is None or self.index.embedder.loaded:
             self.model_ready.set()
         self.index.defer_embedding = not self.model_ready.is_set()
+        # Held by each sleep the daemon runs (daemon/remote_sleep.py); stopping waits for it, so a
+        # sleep is never cut off between its files and its commit by `vault watch --stop`.
+        self.sleeping = threading.Lock()
         self.idle_exit = idle_exit
         self.last_request = time.monotonic()
         self.batches = 0
@@ -114,6 +117,7 @@ class Daemon:
         if stats.changed or stats.removed:
             self.log.info("indexed %d changed, %d removed in %.2fs", len(stats.changed), len(stats.removed),
                           stats.seconds)
+            give_back_memory()
         return stats
 
     def _index_file(self) -> int | None:
@@ -196,9 +200,10 @@ class Daemon:
         self.last_request = time.monotonic()
         try:
             return {"ok": True, "result": self._dispatch(op, args)}
-        except VaultError as exc:
+        except VaultError as exc:  # the caller raises the same class, message and notes (rpc.call)
             return {"ok": False, "error": {"message": exc.message, "path": exc.path, "line": exc.line,
-                                           "hint": exc.hint}}
+                                           "hint": exc.hint, "kind": type(exc).__name__,
+                                           "notes": list(getattr(exc, "__notes__", []))}}
         except Exception as exc:
             self.log.error("request %s failed:\n%s", op, traceback.format_exc())
             return {"ok": False, "error": {"message": f"daemon error {type(exc).__name__}: {exc}"}}
@@ -253,6 +258,27 @@ class Daemon:
             vecs = embedder.encode(texts, workers=BULK_WORKERS) if texts else None
             return {"model_id": embedder.model_id, "dim": embedder.dim,
                     "vectors": encoded(vecs) if vecs is not None else ""}
+        if op == "sleep":  # a whole `vault sleep`, with the model and index held here
+            from sheriff_vault.daemon.sleeping import serve
+
+            with self.sleeping:
+                if self.stopping.is_set():
+                    return {"declined": "the daemon is stopping"}
+                started = time.monotonic()
+                try:
+                    reply = serve(args, vault=self.vault, index=self.index, work=self.work, catch_up=self.flush,
+                                  queue=self.handle_changes, model_ready=self.model_ready, workers=BULK_WORKERS)
+                except Exception as exc:
+                    self.log.info("sleep: failed after %.2fs: %s", time.monotonic() - started, exc)
+                    raise
+                finally:
+                    self.last_request = time.monotonic()
+                give_back_memory()
+                done = reply.get("result") or {}
+                self.log.info("sleep: %s in %.2fs", f"declined, {reply['declined']}" if "declined" in reply else
+                              f"{done.get('compacted_turns')} turns, commit {(done.get('commit') or '-')[:8]}",
+                              time.monotonic() - started)
+                return reply
         if op == "reindex":
             paths = args.get("paths")
             if paths is None:
@@ -341,7 +367,7 @@ class Daemon:
             observer.stop()
             observer.join(timeout=5)
             self.server.server_close()
-            with self.work:
+            with self.sleeping, self.work:
                 self.index.close()
             clean_stale(self.vault, self.socket_path)
             self.log.info("stopped")
@@ -363,6 +389,26 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         else:
             reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def give_back_memory() -> None:
+    """Return the heap a batch or a sleep freed to the system (glibc keeps it otherwise: a 300-turn
+    sleep and the indexing of its facts left a 10k daemon at ~720 MB instead of ~420 MB)."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> Any:
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:  # not glibc (macOS, musl): nothing to trim
+        return None
+
+
+_LIBC = _libc()
 
 
 def _logger(vault: Vault) -> logging.Logger:

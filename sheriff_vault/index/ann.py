@@ -23,23 +23,28 @@ from sheriff_vault.index.onnxmodel import load_runtime
 
 CONNECTIVITY = 16
 EXPANSION_ADD = 200
-EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses 4 x count
-# 4 x: the synthetic 10k vault has 18% duplicate vectors (the same fact text in several places),
-# which HNSW finds poorly; recall@10 against exact search was 0.967 at 2 x and 0.999 at 4 x
-# (200 candidates), for ~5 ms instead of ~3 (exact: ~15 ms at 60k vectors).
+EXPANSION_SEARCH = 128  # at least; a search of `count` rows uses WIDEN x count
+# 8 x: recall@10 against exact search at 120k vectors (the synthetic 20k vault, 18% duplicate
+# vectors, which HNSW finds poorly) was 0.979 at 4 x, 0.989 at 6 x and 1.0 at 8 x, for about half
+# the time of the exact search measured alongside (benchmarks/RESULTS.md, issue 14 part 4). Recall
+# falls as the graph grows at a fixed width, so 8 x leaves room for 50k topics (300k vectors).
+# More connectivity (24, 32) cost 32 MB and a third more build time and was no better at 4-6 x.
+WIDEN = 8
 
 
 class AnnIndex:
     """An HNSW graph whose key i is row i of one matrix buffer (`owner`). Rows appended to that
     buffer later (a patched snapshot) are added with `extend`; a different buffer needs a new graph."""
 
-    def __init__(self, owner: np.ndarray, dim: int, dtype: str = "f16", threads: int = 0) -> None:
+    def __init__(self, owner: np.ndarray, dim: int, dtype: str = "f16", threads: int = 0, *,
+                 connectivity: int = CONNECTIVITY, widen: int = WIDEN) -> None:
         load_runtime()  # before usearch: see its doc
         from usearch.index import Index as Usearch
 
         self.owner = owner
         self.threads = threads
-        self.graph: Any = Usearch(ndim=dim, metric="cos", dtype=dtype, connectivity=CONNECTIVITY,
+        self.widen = widen
+        self.graph: Any = Usearch(ndim=dim, metric="cos", dtype=dtype, connectivity=connectivity,
                                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         self.rows = 0
 
@@ -64,7 +69,7 @@ class AnnIndex:
         count = min(count, self.rows)
         if count <= 0:
             return np.zeros(0, dtype=np.int64)
-        self.graph.expansion_search = max(EXPANSION_SEARCH, 4 * count)
+        self.graph.expansion_search = max(EXPANSION_SEARCH, self.widen * count)
         found = self.graph.search(np.ascontiguousarray(qvec, dtype=np.float32), count, threads=1)
         return np.asarray(found.keys, dtype=np.int64)
 

@@ -112,6 +112,16 @@ def _identity_env(root: Path) -> dict[str, str]:
     return env
 
 
+def commit_identity(root: Path) -> str:
+    """Who this process's commits name as author and committer ("Name <email>" twice, no time):
+    a sleep run by the watch daemon must commit as the process that asked would have."""
+    idents = []
+    for var in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        ident = _run(root, "var", var, env=_identity_env(root)).strip()
+        idents.append(ident.rsplit(">", 1)[0] + ">")
+    return "\n".join(idents)
+
+
 def commit_paths(root: Path, message: str, paths: list[str], *, when: dt.datetime | None = None) -> str | None:
     """Stage exactly `paths` (additions, edits, deletions) and commit only them; None if nothing changed.
 
