@@ -180,7 +180,9 @@ towards under within without inside outside past via per against among upon off"
 
 def intro_titles(text: str, ignore: set[str]) -> list[str]:
     """Titles a subject's first turn gives itself: what the person is doing ("renovating the
-    kitchen" -> "kitchen renovation", "going to Japan" -> "Japan trip") or started ("spanish lessons")."""
+    kitchen" -> "kitchen renovation", "going to Japan" -> "Japan trip") or started ("spanish lessons"),
+    the item of a list it walks ("Second: the survey data"), its own heading ("Talk proposal!"), where
+    an upgrade goes, what replaces what, whose visit it is."""
     out: list[str] = []
     for i, sent in enumerate(sentences(text)[:2] or [text]):
         for rx, how in _INTRO:

@@ -133,14 +133,14 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         if current is not None and _closing(head):
             subjects[current].turns += group
             continue
-        answers = current is not None and _answers(head, replied_to)
         likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
+        answers = current is not None and _answers(head, replied_to) \
+            and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
         # a subject just raised keeps its short details; a long turn far from it is no detail
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
             and len(content_words(head.content)) <= DETAIL_WORDS
-        answers = answers and max(likeness) - likeness[current or 0] < ANSWER_MOVES
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
