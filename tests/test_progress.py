@@ -64,3 +64,18 @@ def test_a_step_in_progress_with_its_next_step_names_both_and_the_request():
                            ("assistant", "Step 5 is in progress, its tests pass. Next step: write the graph edges.")))
     assert got.status == "running" and got.resume_hint.startswith("Goal: Keep going with step 5")
     assert "Next step: write the graph edges" in got.resume_hint
+
+
+def test_the_work_under_way_leads_and_its_next_steps_follow():
+    """"I'm halfway through rewriting the retry logic. Next step is the time budget. Then I'll run CI
+    20 times": it stopped in the rewrite; an aside before it ("quick py312 thing: ... now on the
+    upgrade branch") is not its goal."""
+    got = in_progress(talk(("user", "quick py312 thing: the docker base image is python:3.12-slim now on the upgrade "
+                                    "branch, builds fine"),
+                           ("assistant", "Nice, one less thing."),
+                           ("user", "ok so I'm halfway through rewriting the retry logic in storage/retry.py. next step "
+                                    "is the max total time (30 s budget). then I'll run ci 20 times in a row"),
+                           ("assistant", "Good plan.")))
+    assert got.status == "running"
+    assert got.resume_hint.startswith("Where it stopped (User): ok so I'm halfway through rewriting the retry logic")
+    assert "Next: next step is the max total time" in got.resume_hint and "py312" not in got.resume_hint

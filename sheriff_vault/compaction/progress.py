@@ -24,6 +24,11 @@ OPEN = re.compile(
     r"now on (?:the|step|part)|continuing (?:with|on)|haven'?t (?:finished|done)|not (?:done|finished) (?:yet|with)|"
     r"left to (?:do|write|finish)|getting back to|will continue|(?:is|are) (?:still )?in progress|"
     r"next step\b|(?:^|now )working on|keep going with)\b", _I)
+# Work under way now, as against the next steps a turn lists after it.
+DOING = re.compile(r"\b(?:in the middle of|halfway through|half way through|part way through|partway through|"
+                   r"(?:i'?m|i am|we'?re|we are)\s+(?:still\s+|now\s+|currently\s+|just\s+)?(?:working on|busy with|"
+                   r"drafting|writing|fixing|building|editing|finishing|implementing|migrating|debugging|refactoring|"
+                   r"reviewing|carrying|entering|doing)|now on (?:the|step|part)|continuing (?:with|on))\b", _I)
 BLOCKED = re.compile(r"\b(?:blocked (?:on|by)|waiting (?:for|on) (?:you|your)|need (?:you|your) to|can'?t proceed|"
                      r"cannot proceed|need (?:your )?(?:permission|approval|access|password|answer))\b", _I)
 DONE = re.compile(
@@ -55,9 +60,20 @@ def in_progress(turns: list[Turn]) -> InProgress:
     if not tasks:
         return _left_unfinished(talk, recent)
     task = tasks[-1]
-    goal = _goal(recent, task) or next((t.text for t in tasks if t.text != task.text), "")
+    stopped = task.text
+    # "I'm halfway through rewriting the retry logic. Next step is the time budget. Then I'll run CI":
+    # the work under way leads; the steps after it are its plan, not where it stopped
+    same = [t for t in tasks if t.turn is task.turn]
+    doing = [t for t in same if DOING.search(t.text)]
+    after = [t.text for t in same if not DOING.search(t.text)]
+    if doing and after and not DOING.search(task.text):
+        stopped = " ".join(t.text for t in doing) + " Next: " + " ".join(after)
+        task = doing[-1]
+    # another task named before is the goal only when it is about the same thing (not an aside
+    # "quick py312 thing: ... now on the upgrade branch" in the middle of the retry work)
+    goal = _goal(recent, task) or next((t.text for t in tasks if t.turn is not task.turn and t.words & task.words), "")
     hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
-                                f"Where it stopped ({task.turn.speaker}): {task.text}") if p)
+                                f"Where it stopped ({task.turn.speaker}): {stopped}") if p)
     return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
 
 
