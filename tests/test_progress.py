@@ -73,8 +73,8 @@ def test_the_work_under_way_leads_and_its_next_steps_follow():
     got = in_progress(talk(("user", "quick py312 thing: the docker base image is python:3.12-slim now on the upgrade "
                                     "branch, builds fine"),
                            ("assistant", "Nice, one less thing."),
-                           ("user", "ok so I'm halfway through rewriting the retry logic in storage/retry.py. next step "
-                                    "is the max total time (30 s budget). then I'll run ci 20 times in a row"),
+                           ("user", "ok so I'm halfway through rewriting the retry logic in storage/retry.py. "
+                                    "next step is the max total time (30 s budget). then I'll run ci 20 times"),
                            ("assistant", "Good plan.")))
     assert got.status == "running"
     assert got.resume_hint.startswith("Where it stopped (User): ok so I'm halfway through rewriting the retry logic")
