@@ -132,6 +132,7 @@ def test_an_answer_to_the_assistant_stays_on_its_subject():
     assert _answers(Turn("user", "yes that's the plan. writing it in R, tidyverse", T0, "t11", "Ana"), advice)
     assert _answers(Turn("user", "ugh yes that'll bite us in the billing module", T0, "t28", "Ana"), advice)
     assert not _answers(Turn("user", "sure", T0, "t48", "Ana"), advice)
+    assert _answers(Turn("user", "bill was 522 EUR in the end. cheaper than you said", T0, "t46", "Ana"), advice)
     assert not _answers(Turn("user", "yes that's the plan. writing it in R", T0, "t11", "Ana"),
                         Turn("user", "the survey data came back", T0, "t9", "Ana"))
     switch = Turn("assistant", "Got it: no surprises. Shall we switch to the refactor?", T0, "t8", "assistant")

@@ -50,6 +50,9 @@ CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|
 REPLY = re.compile(r"^\W*(?:(?:ugh|oh|ah|hm+|haha|lol)\W+)?(?:yes|yeah|yep|yup|no|nope|exactly|true|correct|"
                    r"agreed|makes sense|good (?:idea|point|call)|fair (?:enough|point)|ouch)\b"
                    r"(?!\s+(?:thing|one)\b)", _I)
+# "bill was 522 EUR in the end. cheaper than you said": what the assistant just said, referred to
+YOU_SAID = re.compile(r"\b(?:(?:than|as|like|what) you (?:said|suggested|mentioned|thought|estimated|guessed)|"
+                      r"you were right|(?:good|great) (?:tip|suggestion|advice))\b", _I)
 # "Shall we switch to the refactor?" - "Yes. For the refactor we decided...": that answer moves on.
 MOVE_ON = re.compile(r"\b(?:switch(?:ing)? to|move on|moving on|turn to|go on to|next (?:thing|topic|one)|what else)\b",
                      _I)
@@ -222,12 +225,16 @@ def _bag(text: str) -> Counter[str]:
 
 def _answers(turn: Turn, replied_to: Turn | None) -> bool:
     """A short answer to the assistant's last turn that says something of its own ("yes that's the
-    plan, writing it in R"); a bare "sure" does not, and goes where its exchange's meaning goes,
-    nor does a "yes" to "shall we switch to the refactor?"."""
+    plan, writing it in R") or refers to what it said ("cheaper than you said"); a bare "sure" does
+    not, and goes where its exchange's meaning goes, nor does a "yes" to "shall we switch to the
+    refactor?"."""
+    if replied_to is None or replied_to.role != "assistant" or len(turn.content) > 200 \
+            or MOVE_ON.search(replied_to.content) or SWITCH.search(replied_to.content):
+        return False
+    if YOU_SAID.search(turn.content):
+        return True
     m = REPLY.match(turn.content)
-    return m is not None and replied_to is not None and replied_to.role == "assistant" \
-        and len(turn.content) <= 200 and len(content_words(turn.content[m.end():])) >= 2 \
-        and not MOVE_ON.search(replied_to.content) and not SWITCH.search(replied_to.content)
+    return m is not None and len(content_words(turn.content[m.end():])) >= 2
 
 
 def _closing(turn: Turn) -> bool:
