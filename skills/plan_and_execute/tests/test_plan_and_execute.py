@@ -93,11 +93,13 @@ def test_a_failed_step_stops_the_run(vault, repo):
 
 def test_through_the_tool_layer_with_ctx_refs(vault, repo):
     box = Toolbox(vault, repo=repo)
-    box.call("topics_upsert", {"name": "Settings format", "facts": ["We chose TOML over YAML for settings."]})
+    made = box.call("topics_upsert", {"name": "Settings format", "facts": ["We chose TOML over YAML for settings."]})
+    assert "error" not in made, made
     reply = box.call("skills_run", {"skill_id": "plan_and_execute", "ctx_refs": ["Settings format"],
                                     "args": json.dumps({"goal": GOAL, "steps": ["switch the parser to tomllib"],
                                                         "execute": 0})})
-    assert reply["context"] == ["Settings format"] and reply["plan"][0]["status"] == "pending"
+    assert reply.get("context") == ["Settings format"], reply  # failed once in a full run (KeyError): show why
+    assert reply["plan"][0]["status"] == "pending"
     assert "no topic" in box.call("skills_run", {"skill_id": "plan_and_execute", "ctx_refs": ["Nope nope"],
                                                  "args": json.dumps({"goal": GOAL})})["error"].lower()
 
