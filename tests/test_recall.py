@@ -185,3 +185,27 @@ def test_recall_catches_up_with_edits_and_deletions_without_a_daemon(filled):
     gone = recall(filled, "zanzibar planters tomatoes garden", index=index, now=NOW)
     assert "Vegetable garden" not in names(gone)
     index.close()
+
+
+def test_processes_that_open_a_new_index_at_once_all_read_it(vault):
+    """A hook's reindex and a skill's recall can open a vault's first index at the same moment; one
+    must not take the other's half-made index for a corrupt one and delete it under it ("no such
+    table: meta")."""
+    import subprocess
+    import sys
+
+    from conftest import use_hash_embedder
+
+    use_hash_embedder(vault)
+    code = ("import sys; from sheriff_vault.store.vault import Vault; from sheriff_vault.index.engine import Index;"
+            "ix = Index(Vault(sys.argv[1])); ix.open(); print(ix.meta('schema_version'))")
+    import shutil
+
+    for _ in range(3):
+        shutil.rmtree(vault.cache / "index", ignore_errors=True)
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(vault.root)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert all(p.returncode == 0 and out.strip() for p, (out, _) in zip(procs, outs, strict=True)), \
+            [err[-300:] for _, err in outs]
+        assert not any("unreadable" in err for _, err in outs), [err[-300:] for _, err in outs]

@@ -171,21 +171,27 @@ class Index:
         """Open the index, rebuilding it (with a one-line warning) if it is missing or unreadable."""
         if self._db is not None:
             return self
-        has_db = (self.folder / "state.db").exists()
-        has_tantivy = (self.folder / "tantivy" / "meta.json").exists()
         try:
-            if has_db != has_tantivy:
-                raise _Corrupt("half of it is missing")
-            db = self._open_parts()
-            if has_db:
-                db.execute("SELECT count(*) FROM docs").fetchone()
+            if self._parts() == (True, True):
+                self._open_parts().execute("SELECT count(*) FROM docs").fetchone()
+            else:
+                # Another process may be making it this moment (a hook's reindex, a skill's recall):
+                # a half-made index is only corrupt when nobody is making it, so look again under its lock.
+                with self.lock():
+                    has_db, has_tantivy = self._parts()
+                    if has_db != has_tantivy:
+                        raise _Corrupt("half of it is missing")
+                    self._open_parts()
         except (_Corrupt, sqlite3.DatabaseError, ValueError, OSError) as exc:
             self.close()
             self.log(f"warning: the search index was unreadable ({exc}); rebuilding it from the files")
             with self.lock():
                 shutil.rmtree(self.folder, ignore_errors=True)
-            self._open_parts()
+                self._open_parts()
         return self
+
+    def _parts(self) -> tuple[bool, bool]:
+        return (self.folder / "state.db").exists(), (self.folder / "tantivy" / "meta.json").exists()
 
     def close(self) -> None:
         if self._db is not None:
