@@ -51,6 +51,9 @@ planning hope maybe also just then okay ok yes no so and but or if because corre
 spend spent save saved owe owed charge charged earn earned buy bought sell sold get got""".split())
 _PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
 _VAGUE = frozenset("things thing times lots ways bits kinds sorts stuff others ones".split())
+# Keys that name only what a unit measures ("amount", "duration"), not the thing: two such values
+# are rarely one quantity (sleep's supersession and recall's current-before-history both ask).
+GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
 _RANGE_WORD = re.compile(r"^\s*(?:-|–|to)\s*\d")
 
 

@@ -218,15 +218,15 @@ SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)?)(?P<to> \(to [^
 _CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|whereas)\s)")
 
 
-# "...moved our internal deadline too. It's 16 June now instead of 2 June.": a sentence that opens on
-# a pronoun finishes the one before it, and an excerpt keeps them together.
-_CONTINUES = re.compile(r"^(?:it|it's|it is|that|that's|this|they|they're|these|those|which)\b", re.I)
+# A sentence that opens on a pronoun finishes the one before it: sleep keeps "It's a Miwe." with the
+# fact it follows, and an excerpt keeps "...moved our deadline too. It's 16 June now." together.
+BACK_REFERENCE = re.compile(r"^(?:it|that|this|they|them|he|she|which|those|these)\b", re.I)
 
 
 def _with_continuations(sents: list[str]) -> list[str]:
     out: list[str] = []
     for sent in sents:
-        if out and len(sent) <= 80 and _CONTINUES.match(sent):
+        if out and len(sent) <= 80 and BACK_REFERENCE.match(sent):
             out[-1] = f"{out[-1]} {sent}"
         else:
             out.append(sent)

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 
 import pytest
 from memory_fixtures import build, day, write_wake_packet
@@ -191,16 +194,11 @@ def test_processes_that_open_a_new_index_at_once_all_read_it(vault):
     """A hook's reindex and a skill's recall can open a vault's first index at the same moment; one
     must not take the other's half-made index for a corrupt one and delete it under it ("no such
     table: meta")."""
-    import subprocess
-    import sys
-
     from conftest import use_hash_embedder
 
     use_hash_embedder(vault)
     code = ("import sys; from sheriff_vault.store.vault import Vault; from sheriff_vault.index.engine import Index;"
             "ix = Index(Vault(sys.argv[1])); ix.open(); print(ix.meta('schema_version'))")
-    import shutil
-
     for _ in range(3):
         shutil.rmtree(vault.cache / "index", ignore_errors=True)
         procs = [subprocess.Popen([sys.executable, "-c", code, str(vault.root)], stdout=subprocess.PIPE,

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sheriff_vault.compaction.numbers import numbers_in
+from sheriff_vault.quantities import GENERIC_KEYS
 from sheriff_vault.store.items import Item, parse_item
 from sheriff_vault.text import STOPWORDS, content_words, stem
 
@@ -52,7 +53,6 @@ CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated|corrected|correct
                     r"pushed|postponed|brought forward|rescheduled|switched|swapped|not|"
                     r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
-_GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
 LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 _LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
@@ -164,7 +164,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
                 if item in found:
                     continue
                 for was in numbers_in(item.text, unit.turn, unit.at):
-                    same_slot = number.key == was.key and (number.key not in _GENERIC_KEYS or
+                    same_slot = number.key == was.key and (number.key not in GENERIC_KEYS or
                                                             slot & _slot_words(item.text))
                     if same_slot and was.unit == number.unit and was.value != number.value:
                         found.append(item)

@@ -20,7 +20,7 @@ import numpy as np
 from sheriff_vault import timewin
 from sheriff_vault.compaction.numbers import NumberHit, numbers_in
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CONSTRAINT, content_words, proper_names, rarity, sentences, truncate
+from sheriff_vault.text import BACK_REFERENCE, CONSTRAINT, content_words, proper_names, rarity, sentences, truncate
 
 _I = re.IGNORECASE
 DECISION = re.compile(r"\b(?:decided|agreed|settled on|we chose|let'?s go with|going with|we'?ll use|let'?s use|"
@@ -51,7 +51,6 @@ SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
 LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|wow|whoa|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|haha|cool|great|"
                      r"awesome|nice|so|well|thanks|thank you|thanks so much|congrats|totally|absolutely|exactly)"
                      r"\b[,!.]*\s+)+", _I)
-BACK_REFERENCE = re.compile(r"^(?:it|that|this|they|them|he|she|which|those|these)\b", _I)
 INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honestly|basically|literally|truly|"
                           r"pretty much|kind of|sort of|very|so(?= (?:\w+ful|\w+ive|\w+ous|happy|glad|proud|"
                           r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|much|important|special|hard|tough|"

@@ -13,10 +13,8 @@ import re
 from collections.abc import Iterable
 
 from sheriff_vault.index.docs import Doc
-from sheriff_vault.quantities import quantities_in
+from sheriff_vault.quantities import GENERIC_KEYS, quantities_in
 
-# Keys that name only a unit's dimension ("amount", "duration"): two of them are rarely one quantity.
-_GENERIC = frozenset("amount share distance length weight latency duration size rate count".split())
 _LEAD = re.compile(r'^[^:"]{1,60}(?:, asked "[^"]*")?:\s')  # "Lena: ", 'User, asked "…?": '
 
 
@@ -28,7 +26,7 @@ def keyed_values(text: str) -> tuple[tuple[str, str], ...]:
         return ()
     body = _LEAD.sub("", text, count=1)
     return tuple(dict.fromkeys((q.key, f"{q.value} {q.unit}".strip()) for q in quantities_in(body)
-                               if q.key not in _GENERIC))
+                               if q.key not in GENERIC_KEYS))
 
 
 def replaced_by_date(docs: Iterable[Doc]) -> dict[str, str]:
@@ -38,15 +36,12 @@ def replaced_by_date(docs: Iterable[Doc]) -> dict[str, str]:
     (a struck line is history already), and a fact stays current while any of its quantities
     is not replaced: "the party is on Saturday, budget 400 USD" keeps its day when only the budget
     moves on."""
+    stated = [(doc, pairs) for doc in docs if not doc.superseded and doc.date and (pairs := keyed_values(doc.text))]
+    if len(stated) < 2:
+        return {}
+    stated.sort(key=lambda s: (s[0].date, s[0].line))
     latest: dict[str, tuple[str, str, str]] = {}  # key -> (date, value, doc_id) of its newest statement
-    stated: list[tuple[Doc, tuple[tuple[str, str], ...]]] = []
-    for doc in sorted(docs, key=lambda d: (d.date, d.line)):
-        if doc.superseded or not doc.date:
-            continue
-        pairs = keyed_values(doc.text)
-        if not pairs:
-            continue
-        stated.append((doc, pairs))
+    for doc, pairs in stated:
         for key, value in pairs:
             latest[key] = (doc.date, value, doc.doc_id)
     out: dict[str, str] = {}
