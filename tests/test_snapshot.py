@@ -90,3 +90,31 @@ def test_speaker_counts_follow_the_documents():
     upd = Update(2, ["d0", "d1", "d2"], [doc("b1", "Bob: hello there")], {}, set(), None, [], None)
     snap, _ = patched(base, upd, tail, {}, None)
     assert snap.speakers == {"bob"} and snap.speaker_count == {"bob": 1}
+
+
+def test_the_vector_cache_finds_the_same_rows_by_query_and_by_scan(tmp_path):
+    """lookup asks SQLite for a few hashes and scans the table when most of it is wanted; both
+    give every cached hash its row and skip rows past the end of the file (a torn append)."""
+    from sheriff_vault.index.vectors import VectorCache
+
+    cache = VectorCache(tmp_path, "model", DIM)
+    texts = [(f"h{i}", f"text {i}") for i in range(40)]
+    rows = cache.ensure(texts, lambda batch: np.stack([vec(int(t.split()[1])) for t in batch]))
+    cache.db.execute("INSERT INTO vec VALUES ('beyond', 9999)")
+    few = ["h3", "h17", "missing", "beyond"]
+    many = [h for h, _ in texts] + ["missing", "beyond"]
+    assert len(few) * 4 < 40 <= len(many) * 4  # one call takes each path
+    assert cache.lookup(few) == {"h3": rows["h3"], "h17": rows["h17"]}
+    assert cache.lookup(many) == rows
+    assert np.array_equal(cache.matrix(np.array([rows["h17"], rows["h3"]])), np.stack([vec(17), vec(3)]))
+
+
+def test_topic_rows_read_back_as_written():
+    from sheriff_vault.index.docs import TopicRow, topics_from_rows
+
+    written = [TopicRow("topics/a.md", "id-a", "Party", "party", "the party", ["fest", 'say "hi"'],
+                        "2026-01-01", "2026-02-01", 1.5, 3, True, [{"to": "b", "type": "RELATED"}], ["plan"],
+                        2, [["2026-01-01", "2026-01-02", 1]]),
+               TopicRow("topics/b.md", "id-b", "B", "b", "", [], "", "", 0.0, 0, False, [], [], 0, [])]
+    assert topics_from_rows(t.row() for t in written) == written
+    assert topics_from_rows([]) == []

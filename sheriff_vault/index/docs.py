@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -87,12 +88,6 @@ class Doc:
 DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded"
 
 
-def doc_from_row(row: tuple) -> Doc:
-    doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded = row
-    return Doc(doc_id, kind, path, topic_path, text, topic_text, date, line, cites, bool(done), mentions or "[]",
-               superseded or "")
-
-
 _MONTHS = "January February March April May June July August September October November December".split()
 _LABEL = re.compile(r"\((?:(?P<wk>week|weekend) of )?(?:(?P<d>\d{1,2}) )?(?:(?P<m>" + "|".join(_MONTHS) +
                     r") )?(?P<y>(?:19|20)\d\d)\)|\b(?:(?P<d2>\d{1,2}) )?(?P<m2>" + "|".join(_MONTHS) +
@@ -161,12 +156,24 @@ TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "fir
                 "touch_count", "evergreen", "related", "skills", "constraints", "item_windows")
 
 
-def topic_from_row(row: tuple) -> TopicRow:
-    d = dict(zip(TOPIC_FIELDS, row, strict=True))
-    for key in ("aliases", "related", "skills", "item_windows"):
-        d[key] = json.loads(d[key])
-    d["evergreen"] = bool(d["evergreen"])
-    return TopicRow(**d)
+_JSON_FIELDS = tuple(TOPIC_FIELDS.index(k) for k in ("aliases", "related", "skills", "item_windows"))
+_EVERGREEN = TOPIC_FIELDS.index("evergreen")
+
+
+def topics_from_rows(rows: Iterable[tuple]) -> list[TopicRow]:
+    """Topic rows as read from the index: their JSON columns are decoded in one json.loads, which
+    at 50k topics is a second faster than 200k small ones."""
+    rows = list(rows)
+    a, b, c, d = _JSON_FIELDS
+    decoded = json.loads("[" + ",".join(f"[{r[a]},{r[b]},{r[c]},{r[d]}]" for r in rows) + "]")
+    out = []
+    for row, values in zip(rows, decoded, strict=True):
+        fields = list(row)
+        for i, value in zip(_JSON_FIELDS, values, strict=True):
+            fields[i] = value
+        fields[_EVERGREEN] = bool(fields[_EVERGREEN])
+        out.append(TopicRow(*fields))
+    return out
 
 
 @dataclass

@@ -32,16 +32,15 @@ from sheriff_vault.index.docs import (
     EventRow,
     FileDocs,
     TopicRow,
-    doc_from_row,
     event_docs,
     kind_of,
     searchable,
     skill_docs,
     topic_docs,
-    topic_from_row,
+    topics_from_rows,
 )
 from sheriff_vault.index.embed import Embedder, EmbeddingUnavailable
-from sheriff_vault.index.snapshot import Snapshot, Tail, Update, by_id, patched, share_strings, spare_rows
+from sheriff_vault.index.snapshot import Snapshot, Tail, Update, by_id, docs_from_rows, patched, spare_rows
 from sheriff_vault.index.vectors import VectorCache
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.locks import FileLock
@@ -537,14 +536,9 @@ class Index:
         if self._snapshot is not None and self._snapshot.generation == gen:
             return self._snapshot
         db = self.db
-        docs, hashes = {}, {}
         self._strings = {}
-        for row in db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"):
-            doc = share_strings(doc_from_row(row[:-1]), self._strings)
-            docs[doc.doc_id] = doc
-            if row[-1]:
-                hashes[doc.doc_id] = row[-1]
-        topics = {r[0]: topic_from_row(r) for r in db.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics")}
+        docs, hashes = docs_from_rows(db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"), self._strings)
+        topics = {t.path: t for t in topics_from_rows(db.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
         events = [EventRow(*r) for r in db.execute("SELECT * FROM events ORDER BY at")]
         vec_ids: list[str | None] = []
         matrix = np.zeros((0, 1), dtype=np.float32)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -35,6 +36,9 @@ class Snapshot:
     speakers: set[str] = field(default_factory=set)
     dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     speaker_count: dict[str, int] | None = field(default=None, repr=False)
+    # What a reader works out once per generation and per topic (retrieval/current.py's replaced
+    # values): a patched snapshot is a new object, so nothing here outlives the documents it read.
+    memo: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.row_of:
@@ -159,6 +163,23 @@ def by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
         by_id.setdefault(t.topic_id, path)
         by_id.setdefault(t.slug, path)
     return by_id
+
+
+def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str]) -> tuple[dict[str, Doc], dict[str, str]]:
+    """Documents from index rows (docs.DOC_COLUMNS, then the vector hash), sharing strings as
+    share_strings does, and doc_id -> vector hash for those that have one. Built in one loop, as
+    a snapshot load at 50k topics makes 300k of them."""
+    one = strings.setdefault
+    docs: dict[str, Doc] = {}
+    hashes: dict[str, str] = {}
+    for doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, vec in rows:
+        mentions = mentions or "[]"
+        docs[doc_id] = Doc(doc_id, one(kind, kind), one(path, path), one(topic_path, topic_path), text,
+                           one(topic_text, topic_text), one(date, date), line, cites, bool(done),
+                           one(mentions, mentions), superseded or "")
+        if vec:
+            hashes[doc_id] = vec
+    return docs, hashes
 
 
 def share_strings(doc: Doc, strings: dict[str, str]) -> Doc:

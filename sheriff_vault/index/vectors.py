@@ -65,6 +65,12 @@ class VectorCache:
         out: dict[str, int] = {}
         limit = self._rows_on_disk()
         unique = list(dict.fromkeys(hashes))
+        if len(unique) * 4 >= limit:  # most of the cache: one scan beats hundreds of IN queries
+            wanted = set(unique)
+            for h, row in self.db.execute("SELECT hash, row FROM vec"):
+                if row < limit and h in wanted:
+                    out[h] = row
+            return out
         for i in range(0, len(unique), 900):
             chunk = unique[i : i + 900]
             marks = ",".join("?" * len(chunk))

@@ -13,8 +13,10 @@ import re
 from collections.abc import Iterable
 
 from sheriff_vault.index.docs import Doc
+from sheriff_vault.index.snapshot import Snapshot
 from sheriff_vault.quantities import GENERIC_KEYS, quantities_in
 
+_DIGIT = re.compile(r"\d")
 _LEAD = re.compile(r'^[^:"]{1,60}(?:, asked "[^"]*")?:\s')  # "Lena: ", 'User, asked "…?": '
 
 
@@ -22,11 +24,28 @@ _LEAD = re.compile(r'^[^:"]{1,60}(?:, asked "[^"]*")?:\s')  # "Lena: ", 'User, a
 def keyed_values(text: str) -> tuple[tuple[str, str], ...]:
     """(key, value with unit) for each specific quantity a fact states; cached, as recall asks
     about the same facts again and again."""
-    if not any(ch.isdigit() for ch in text):
+    if not _DIGIT.search(text):
         return ()
     body = _LEAD.sub("", text, count=1)
     return tuple(dict.fromkeys((q.key, f"{q.value} {q.unit}".strip()) for q in quantities_in(body)
                                if q.key not in GENERIC_KEYS))
+
+
+def replaced_day(snap: Snapshot, doc: Doc, kinds: tuple[str, ...]) -> str:
+    """The day a newer fact of the doc's topic replaced its value ("" if none): replaced_by_date
+    over the topic's items of `kinds`, worked out once per snapshot and only for a topic whose
+    fact in question states a quantity (recall weighs a hundred topics a question)."""
+    if doc.superseded or not doc.date or not keyed_values(doc.text):
+        return ""
+    return _replaced_in(snap, doc.topic_path, kinds).get(doc.doc_id, "")
+
+
+def _replaced_in(snap: Snapshot, path: str, kinds: tuple[str, ...]) -> dict[str, str]:
+    memo = snap.memo.setdefault("replaced", {})
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = replaced_by_date(d for d in snap.docs_of_topic.get(path, ()) if d.kind in kinds)
+    return found
 
 
 def replaced_by_date(docs: Iterable[Doc]) -> dict[str, str]:

@@ -21,7 +21,7 @@ from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER
-from sheriff_vault.retrieval.current import replaced_by_date
+from sheriff_vault.retrieval.current import replaced_day
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
@@ -251,7 +251,6 @@ class _Ranker:
         self.alias: dict[str, float] = {}
         self.window_topics: set[str] = set()
         self.on_subject: set[str] = set()  # topics whose own relevance makes them about the question
-        self.replaced: dict[str, str] = {}  # doc_id -> day a newer fact of its topic replaced its value
 
     def add_hits(self, bm: list[tuple[str, float]], dense: list[tuple[str, float]]) -> None:
         top = max((s for _, s in bm), default=0.0) or 1.0
@@ -386,9 +385,6 @@ class _Ranker:
         hits = {t.path: t for t in pool}
         best_rel = max((t.signals.get("relevance", 0.0) for t in pool), default=0.0)
         self.on_subject = {t.path for t in pool if t.signals.get("relevance", 0.0) >= ON_SUBJECT * best_rel > 0}
-        for path in hits:
-            self.replaced.update(replaced_by_date(d for d in self.snap.docs_of_topic.get(path, ())
-                                                  if d.kind in ITEM_KINDS))
         seen: set[str] = set()
         cands: list[tuple[float, Doc, TopicHit, dict]] = []
 
@@ -510,7 +506,7 @@ class _Ranker:
 
     def _superseded(self, doc: Doc) -> str:
         """The day a later fact replaced this one: struck by sleep, or implied by date order."""
-        return doc.superseded or self.replaced.get(doc.doc_id, "")
+        return doc.superseded or replaced_day(self.snap, doc, ITEM_KINDS)
 
     def _focus(self, doc: Doc) -> float:
         """Questions about a person prefer what that person said; "when" questions prefer dated facts."""
