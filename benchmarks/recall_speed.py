@@ -271,8 +271,8 @@ def ann_phase(vault: Vault, queries: list[str], sweep: list[tuple[int, int]] | N
             if connectivity not in graphs:
                 t = time.perf_counter()
                 settings = {"connectivity": connectivity} if sweep else {}
-                ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1], **settings)
-                ann.extend(snap.matrix)
+                ann = AnnIndex(snap.matrix.shape[1], **settings)
+                Index._add_rows(ann, snap)
                 graphs[connectivity] = (ann, time.perf_counter() - t)
             ann, build_s = graphs[connectivity]
             ann.widen = widen

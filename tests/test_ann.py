@@ -20,10 +20,12 @@ def unit_rows(rng: np.random.Generator, n: int, dim: int = 384) -> np.ndarray:
 def test_the_graph_finds_the_exact_nearest_rows_of_a_random_set():
     rng = np.random.default_rng(7)
     matrix = unit_rows(rng, 3000)
-    ann = AnnIndex(matrix, matrix.shape[1])
-    ann.extend(matrix[:2000])
-    ann.extend(matrix)  # rows appended later are added, not rebuilt
-    assert ann.rows == 3000 and ann.serves(matrix[:2500]) and not ann.serves(matrix.copy())
+    keys = np.arange(3000)
+    ann = AnnIndex(matrix.shape[1])
+    assert ann.add(keys[:2000], matrix[:2000]) == 2000
+    assert ann.add(keys, matrix) == 1000  # keys it holds are not added again
+    assert ann.add(np.array([5, 5, -1]), matrix[:3]) == 0 and ann.size == 3000
+    assert not ann.lacks(keys).any() and ann.lacks(np.array([-1, 3000, 2999])).tolist() == [False, True, False]
     queries = matrix[rng.integers(0, len(matrix), 60)] + 0.02 * rng.standard_normal((60, 384)).astype(np.float32)
     hits = 0
     for q in queries:
@@ -50,7 +52,7 @@ def test_dense_search_with_the_graph_agrees_with_exact_search(vault: Vault):
             fast, exact = index.dense(qvec, limit=10), index.dense(qvec, limit=10, exact=True)
             assert [d for d, _ in fast] == [d for d, _ in exact]
             np.testing.assert_allclose([s for _, s in fast], [s for _, s in exact], atol=1e-5)
-        assert index._ann is not None and index._ann.rows == len(snap.vec_ids)
+        assert index._ann is not None and index._ann.size == len(set(snap.cache_rows.tolist()))
     finally:
         index.close()
 
@@ -78,7 +80,50 @@ def test_the_daemon_way_answers_exactly_until_the_graph_is_built_in_the_backgrou
                          "[t1](../conversations/x.md)\n")
         index.refresh([topic.relative_to(vault.root).as_posix()])
         found = index.dense(qvec, limit=10)
-        assert index._ann is graph and graph.rows == len(index.snapshot().vec_ids)  # extended, not rebuilt
+        assert index._ann is graph and graph.size == len(set(index.snapshot().cache_rows.tolist()))  # extended
         assert [d for d, _ in found] == [d for d, _ in index.dense(qvec, limit=10, exact=True)]
     finally:
         index.close()
+
+
+def test_the_next_process_reads_the_saved_graph_and_adds_only_what_it_lacks(vault: Vault):
+    """The graph is keyed by embedding-cache rows, so it outlives the process and the index
+    generation: the next Index reads it and adds only the new vectors; a graph saved for another
+    cache (a reset one, another model) is never read."""
+    from sheriff_vault.index.ann import ABOUT, AnnIndex
+
+    build(vault)
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("ann_threshold: 100000", "ann_threshold: 1"))
+    vault = Vault(vault.root)
+    first = Index(vault)
+    first.ann_background = False
+    try:
+        first.refresh()
+        qvec = first.embed_query("the party budget")
+        first.dense(qvec, limit=10)
+        built, cache = first._ann, first.vectors()
+        assert built.saved_size == built.size > 10 and (cache.folder / ABOUT).exists()
+        # A mark only the saved graph has: a vector under a cache row no document uses.
+        marked = AnnIndex.restore(cache.folder, cache.instance, 384)
+        assert marked is not None and marked.add(np.array([10_000]), np.ones((1, 384), dtype=np.float32)) == 1
+        marked.save(cache.folder, cache.instance)
+    finally:
+        first.close()
+    topic = next(p for p in (vault.root / "topics").glob("*.md") if "party" in p.name)
+    topic.write_text(topic.read_text().rstrip("\n") + "\n- 2026-02-19 — The party budget grew to 450 USD. "
+                     "[t1](../conversations/x.md)\n")
+    second = Index(vault)
+    second.ann_background = False
+    try:
+        second.refresh()
+        found = second.dense(qvec, limit=10)
+        graph = second._ann
+        assert graph.size == built.size + 2 and not graph.lacks(np.array([10_000]))[0]  # read, then added to
+        assert [d for d, _ in found] == [d for d, _ in second.dense(qvec, limit=10, exact=True)]
+        cache = second.vectors()
+        assert AnnIndex.restore(cache.folder, cache.instance, 384) is not None
+        assert AnnIndex.restore(cache.folder, "another cache", 384) is None
+        assert AnnIndex.restore(cache.folder, cache.instance, 128) is None
+    finally:
+        second.close()

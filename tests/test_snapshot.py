@@ -114,7 +114,21 @@ def test_topic_rows_read_back_as_written():
 
     written = [TopicRow("topics/a.md", "id-a", "Party", "party", "the party", ["fest", 'say "hi"'],
                         "2026-01-01", "2026-02-01", 1.5, 3, True, [{"to": "b", "type": "RELATED"}], ["plan"],
-                        2, [["2026-01-01", "2026-01-02", 1]]),
+                        2, [[1767225600, 1767312000, 1]]),
                TopicRow("topics/b.md", "id-b", "B", "b", "", [], "", "", 0.0, 0, False, [], [], 0, [])]
     assert topics_from_rows(t.row() for t in written) == written
     assert topics_from_rows([]) == []
+
+
+def test_cache_rows_lead_back_to_every_live_row_that_shares_the_vector():
+    """The ANN graph holds each cached vector once; its keys map back to all documents using it."""
+    snap, tail = base_snapshot(4)
+    snap = Snapshot(1, snap.docs, {}, [], snap.vec_ids, snap.matrix, {}, None, cache_rows=np.array([7, 3, 7, 5]))
+    assert snap.rows_of_keys(np.array([7, 9, 5])).tolist() == [0, 2, 3]
+    assert snap.rows_of_keys(np.array([9])).tolist() == []
+    new = Update(2, ["d2"], [doc("d9")], {}, set(), None, ["d9"], np.stack([vec(9)]), [3])
+    after, _ = patched(snap, new, tail, {}, None)
+    assert after.cache_rows.tolist() == [7, 3, 7, 5, 3]
+    assert after.rows_of_keys(np.array([7])).tolist() == [0]  # row 2 is dead
+    assert after.rows_of_keys(np.array([3])).tolist() == [1, 4]
+    assert snap.rows_of_keys(np.array([7])).tolist() == [0, 2]  # the base is untouched

@@ -98,6 +98,9 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
                 path.unlink()
             elif op == "same" and path.exists():
                 path.write_text(path.read_text())
+            before = live.snapshot()
+            if step % 3:  # the lookups recall builds: a patched snapshot carries them over
+                before.docs_of_topic, before.names, before.events_of_topic  # noqa: B018
             if live.refresh([str(path)]).changed:
                 assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
             a = live.snapshot()
@@ -107,7 +110,11 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
                 assert (a.generation, list(a.docs), list(a.topics), a.events, a.by_id, a.speakers) == \
                     (b.generation, list(b.docs), list(b.topics), b.events, b.by_id, b.speakers)
                 assert all(a.docs[k] == b.docs[k] for k in a.docs) and a.topics == b.topics
+                assert a.docs_of_topic == b.docs_of_topic
+                assert (a.names_of_topic, a.names, a.longest_name, a.events_of_topic) == \
+                    (b.names_of_topic, b.names, b.longest_name, b.events_of_topic)
                 assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)
+                assert np.array_equal(np.delete(a.cache_rows, a.dead), b.cache_rows) and (b.cache_rows >= 0).all()
                 assert all(np.array_equal(a.matrix[a.row_of[d]], b.matrix[b.row_of[d]]) for d in b.vec_ids)
                 for q in ("cake party", "the kitchen", "flights booked"):
                     qv = emb.encode([q])[0]

@@ -19,7 +19,7 @@ from sheriff_vault.compaction.extract import Candidate, Unit
 from sheriff_vault.compaction.supersede import LEAD, current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
-from sheriff_vault.store.topics import Topic, parse_time
+from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import content_words, norm, rarity, stem, truncate
 
 BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
@@ -112,7 +112,8 @@ def targets_from(snap: Snapshot) -> list[Target]:
     out = []
     for path, topic in snap.topics.items():
         names, owner, entities = _naming(topic.name, tuple(topic.aliases))
-        dates = [d for d in (topic.last_seen_at, *(parse_time(w[0]) for w in topic.item_windows[-20:])) if d]
+        said = (dt.datetime.fromtimestamp(w[0], dt.UTC) for w in topic.item_windows[-20:])
+        dates = [d for d in (topic.last_seen_at, *said) if d]
         vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
         out.append(Target(path, topic.topic_id, set(names), set(entities), dates, vecs, owner=owner,
                           one_liner=heads.get(path, -1), size=len(rows.get(path, []))))

@@ -143,6 +143,8 @@ class Daemon:
         its own thread (`_load_model`); documents read before it is up get their vectors after."""
         try:
             self.flush()
+            self.index.snapshot().prepare()
+            self.index.warm_ann()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
         self.warm.set()

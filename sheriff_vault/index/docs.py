@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -135,7 +136,7 @@ class TopicRow:
     related: list[dict]
     skills: list[str]
     constraints: int
-    item_windows: list[list]  # [start, end, EVENT | SAID | SAID_ONLY]
+    item_windows: list[list]  # [start, end, EVENT | SAID | SAID_ONLY], in epoch seconds (no parsing at load)
 
     def row(self) -> tuple:
         d = asdict(self)
@@ -197,6 +198,11 @@ class FileDocs:
     event: EventRow | None = None
 
 
+def epoch(t: dt.datetime) -> int:
+    """Whole seconds, as iso() keeps them."""
+    return math.floor(t.timestamp())
+
+
 def topic_docs(topic: Topic) -> FileDocs:
     rel = topic.rel
     names = " ".join([topic.name, *topic.aliases])
@@ -205,7 +211,7 @@ def topic_docs(topic: Topic) -> FileDocs:
     head = " — ".join(p for p in (topic.name, topic.one_liner) if p)
     out.docs.append(Doc(f"{rel}#topic", "topic", rel, rel, head, names, last, 0))
     constraints = 0
-    windows: set[tuple[str, str, int]] = set()
+    windows: set[tuple[int, int, int]] = set()
     for item in topic.items():
         when = item.when
         date = iso(when) if when else ""
@@ -213,9 +219,9 @@ def topic_docs(topic: Topic) -> FileDocs:
             constraints += 1
         doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
                   [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text), item.superseded)
-        windows |= {(iso(a), iso(b), EVENT) for a, b in doc.event_windows()}
+        windows |= {(epoch(a), epoch(b), EVENT) for a, b in doc.event_windows()}
         if when:
-            windows.add((date, iso(when + dt.timedelta(days=1)), SAID_ONLY if doc.mentioned else SAID))
+            windows.add((epoch(when), epoch(when + dt.timedelta(days=1)), SAID_ONLY if doc.mentioned else SAID))
         out.docs.append(doc)
     for line, text in topic.body.prose():
         out.docs.append(Doc(f"{rel}#L{line}", "note", rel, rel, text, names, last, line, [], False,

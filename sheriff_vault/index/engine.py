@@ -10,6 +10,7 @@ import datetime as dt
 import fnmatch
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -50,7 +51,7 @@ from sheriff_vault.text import STOPWORDS
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
-SCHEMA_VERSION = 9  # 9: an item names its event dates when it has them, else the day said
+SCHEMA_VERSION = 10  # 9: an item names its event dates when it has them, else the day said; 10: in epoch seconds
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 # "Caroline's", "what's": the lone "s" would match every possessive in the vault
@@ -542,17 +543,19 @@ class Index:
         events = [EventRow(*r) for r in db.execute("SELECT * FROM events ORDER BY at")]
         vec_ids: list[str | None] = []
         matrix = np.zeros((0, 1), dtype=np.float32)
+        cache_rows = np.zeros(0, dtype=np.int64)
         cache = self.vectors() if hashes else None
         if cache is not None:
             rows = cache.lookup(list(hashes.values()))
             vec_ids = [d for d, h in hashes.items() if h in rows]
             if vec_ids:
                 buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
-                matrix = cache.matrix(np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64),
-                                      out=buffer[: len(vec_ids)])
+                cache_rows = np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64)
+                matrix = cache.matrix(cache_rows, out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
         self._tindex.reload()
-        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), self.meta("head") or None)
+        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), self.meta("head") or None,
+                                  cache_rows=cache_rows)
         return self._snapshot
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
@@ -566,7 +569,7 @@ class Index:
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
         fresh = cache.matrix(np.array([r for _, r in added], dtype=np.int64)) if cache is not None and added else None
         snap, self._tail = patched(base, Update(generation, gone, new_docs, topics, set(touched), events,
-                                                [doc_id for doc_id, _ in added], fresh),
+                                                [doc_id for doc_id, _ in added], fresh, [r for _, r in added]),
                                    self._tail, self._strings, self.meta("head") or None)
         return snap
 
@@ -633,40 +636,68 @@ class Index:
 
     def _ann_candidates(self, snap: Snapshot, qvec: np.ndarray, k: int) -> np.ndarray | None:
         """Live rows the graph finds nearest `qvec` (sorted, unique), or None: answer exactly
-        (below the threshold, or while the graph for this matrix is still being built)."""
+        (below the threshold, or while the graph is being read or built)."""
         threshold = self.cfg.retrieval.ann_threshold
         if not threshold or snap.vectors < threshold:
             return None
-        from sheriff_vault.index.ann import AnnIndex
-
         with self._ann_lock:
             ann = self._ann
-            if ann is None or not ann.serves(snap.matrix):
+            if ann is None or self._too_stale(ann, snap):
                 if self.ann_background:
                     self._start_ann_build(snap)
                     return None
-                ann = self._ann = AnnIndex(AnnIndex.root(snap.matrix), snap.matrix.shape[1])
-            ann.extend(snap.matrix)  # rows a patched snapshot appended since (a few, when any)
-            found = ann.search(qvec, max(k, 200) + len(snap.dead))  # what recall asks for; re-scoring is cheap
-        n = len(snap.vec_ids)
-        found = np.unique(found[(found >= 0) & (found < n)])
-        if len(snap.dead):
-            found = found[~np.isin(found, snap.dead)]
+                ann = self._ann = self._graph_for(snap)
+            if snap.memo.get("ann") is not ann:  # vectors a patched snapshot added since (a few, when any)
+                self._add_rows(ann, snap)
+                snap.memo["ann"] = ann
+            # The graph may hold vectors no document uses now: ask for as many more as it likely finds.
+            live = max(1, self._live_keys(snap))
+            keys = ann.search(qvec, math.ceil(max(k, 200) * max(1.0, ann.size / live)))
+        found = snap.rows_of_keys(keys)
         return found if len(found) else None
 
+    def warm_ann(self) -> None:
+        """Start reading or building the graph now if the vault is above the threshold, rather
+        than at the first question (a daemon's warm-up)."""
+        snap = self.snapshot()
+        threshold = self.cfg.retrieval.ann_threshold
+        if threshold and snap.vectors >= threshold and self._ann is None:
+            with self._ann_lock:
+                self._start_ann_build(snap)
+
+    @staticmethod
+    def _live_keys(snap: Snapshot) -> int:
+        """How many distinct vectors the snapshot's live documents use."""
+        live = snap.memo.get("live_keys")
+        if live is None:
+            rows = np.delete(snap.cache_rows, snap.dead) if len(snap.dead) else snap.cache_rows
+            live = snap.memo["live_keys"] = int(np.count_nonzero(np.bincount(rows[rows >= 0])))
+        return live
+
+    def _too_stale(self, ann: Any, snap: Snapshot) -> bool:
+        from sheriff_vault.index.ann import STALE
+
+        return ann.size > 1000 and ann.size - self._live_keys(snap) > STALE * ann.size
+
+    @staticmethod
+    def _add_rows(ann: Any, snap: Snapshot) -> int:
+        """Add the snapshot's live vectors the graph lacks."""
+        rows = np.arange(len(snap.vec_ids))
+        if len(snap.dead):
+            rows = np.delete(rows, snap.dead)
+        keys = snap.cache_rows[rows]
+        new = ann.lacks(keys)
+        return ann.add(keys[new], snap.matrix[rows[new]]) if new.any() else 0
+
     def _start_ann_build(self, snap: Snapshot) -> None:
-        """Build the graph for `snap`'s matrix in a thread (call holding _ann_lock); one at a time."""
+        """Read or build the graph for `snap` in a thread (call holding _ann_lock); one at a time."""
         if self._ann_building:
             return
         self._ann_building = True
-        matrix = snap.matrix  # rows already written never change (snapshot.patched appends after them)
 
         def build() -> None:
-            from sheriff_vault.index.ann import AnnIndex
-
             try:
-                ann = AnnIndex(AnnIndex.root(matrix), matrix.shape[1], threads=1)
-                ann.extend(matrix)
+                ann = self._graph_for(snap, threads=1)
                 with self._ann_lock:
                     self._ann = ann
             except Exception as exc:  # dense search stays exact
@@ -675,6 +706,27 @@ class Index:
                 self._ann_building = False
 
         threading.Thread(target=build, name="ann-build", daemon=True).start()
+
+    def _graph_for(self, snap: Snapshot, threads: int = 0) -> Any:
+        """The graph with every live vector of `snap`: the saved one plus what it lacks, or one
+        built from them when there is none (or too much of it is stale); saved again when it grew."""
+        from sheriff_vault.index.ann import AnnIndex
+
+        cache = self.vectors()
+        if cache is None:
+            raise VaultError("no embedding cache to build the ANN graph from")
+        folder = cache.folder
+        ann = AnnIndex.restore(folder, cache.instance, snap.matrix.shape[1], threads=threads)
+        if ann is None or self._too_stale(ann, snap):
+            ann = AnnIndex(snap.matrix.shape[1], threads=threads)
+        added = self._add_rows(ann, snap)
+        snap.memo["ann"] = ann
+        if added and added >= 0.02 * ann.size:
+            try:
+                ann.save(folder, cache.instance)
+            except OSError as exc:  # a cache: the next process adds what it lacks
+                self.log(f"warning: could not save the ANN graph ({exc})")
+        return ann
 
     def file_errors(self) -> list[str]:
         """Why each file the index skipped was skipped (a topic with broken YAML, say): every

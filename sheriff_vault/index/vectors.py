@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -27,7 +28,10 @@ class VectorCache:
         if meta and (meta.get("model_id") != model_id or int(meta.get("dim", 0)) != dim):
             self._reset()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('model_id', ?), ('dim', ?)", (model_id, str(dim)))
+        self.db.execute("INSERT OR IGNORE INTO meta VALUES ('instance', ?)", (uuid.uuid4().hex,))
         self.db.commit()
+        # Names this cache's rows: a graph keyed by them (index/ann.py) is only valid for it.
+        self.instance: str = self.db.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()[0]
         self._mm: np.ndarray | None = None
 
     @staticmethod
