@@ -43,7 +43,13 @@ from sheriff_vault.store.vault import Vault  # noqa: E402
 
 NOW_ISO = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
 TARGETS = {"recall_p50_ms": 30.0, "recall_p95_ms": 100.0, "save_p95_s": 1.0, "rss_mb": 450.0, "cli_ratio": 3.0,
-           "ready_s": 2.0, "ann_recall_at_10": 0.98}
+           "ready_s": 2.0, "ann_recall_at_10": 0.98, "snapshot_load_s": 2.0}
+# Issue 14's targets for 50k topics, where they differ from the 10k ones.
+TARGETS_50K = {"recall_p95_ms": 60.0, "rss_mb": 700.0}
+
+
+def target(name: str, topics: int) -> float:
+    return TARGETS_50K.get(name, TARGETS[name]) if topics >= 50_000 else TARGETS[name]
 # The console script pip writes for `vault = "sheriff_vault.__main__:main"` (pyproject), reproduced so
 # the benchmark times the code under test even when the installed `vault` points at another checkout.
 SCRIPT = """#!{python}
@@ -206,6 +212,20 @@ def start_daemon(vault: Vault) -> tuple[int, float]:
     return int(info["pid"]), time.perf_counter() - t0
 
 
+def ann_ready(vault: Vault, since_start: float, timeout: float = 600) -> float | None:
+    """Seconds from `vault watch` until the daemon's ANN graph answers (read from the saved one
+    or built), None below the threshold: recall is measured from then on."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        ann = rpc.call(vault, "status").get("ann", "off")
+        if ann == "off":
+            return None
+        if ann != "building":
+            return round(since_start + time.perf_counter() - t0, 2)
+        time.sleep(0.05)
+    raise SystemExit("the daemon's ANN graph was not ready in time")
+
+
 def stop_daemon(vault: Vault) -> None:
     subprocess.run([*vault_cmd(), "watch", "--stop", "--vault", str(vault.root)], capture_output=True, timeout=120,
                    env=bench_env())
@@ -270,14 +290,18 @@ def ann_phase(vault: Vault, queries: list[str], sweep: list[tuple[int, int]] | N
         for connectivity, widen in [own, *(sweep or [])]:
             if connectivity not in graphs:
                 t = time.perf_counter()
-                settings = {"connectivity": connectivity} if sweep else {}
-                ann = AnnIndex(snap.matrix.shape[1], **settings)
-                Index._add_rows(ann, snap)
+                if connectivity == own[0] and hasattr(idx, "_graph_for"):  # built and saved, as a daemon does
+                    for left in idx.vectors().folder.glob("graph.*"):
+                        left.unlink()
+                    ann = idx._graph_for(snap)
+                else:
+                    ann = AnnIndex(snap.matrix.shape[1], connectivity=connectivity)
+                    Index._add_rows(ann, snap)
                 graphs[connectivity] = (ann, time.perf_counter() - t)
             ann, build_s = graphs[connectivity]
             ann.widen = widen
             idx._ann = ann
-            row = {"vectors": snap.vectors, "connectivity": connectivity, "widen": widen,
+            row = {"vectors": snap.vectors, "graph_vectors": ann.size, "connectivity": connectivity, "widen": widen,
                    "build_s": round(build_s, 2), "memory_mb": round(ann.memory_bytes / 2**20, 1)}
             row |= _ann_recall(idx, qvecs)
             if not out:
@@ -523,6 +547,7 @@ def run_size(n: int, args, work: Path) -> dict:
     try:
         res["daemon_start_s"] = round(start_s, 2)
         res["daemon_rss_at_start_mb"] = proc_memory(pid)
+        res["ann_ready_s"] = ann_ready(vault, start_s)
         ping = []
         for _ in range(50):
             t = time.perf_counter()
@@ -611,6 +636,7 @@ def table(results: dict[str, dict]) -> str:
          f"{r['autostart']['first_via']}"),
         ("autostart: hybrid-ready after, s (target 2) / next via", lambda r: f"{r['autostart']['hybrid_ready_s']} / "
          f"{r['autostart']['next_via']}"),
+        ("`vault watch` start to ANN graph ready (read or built), s", lambda r: f"{r.get('ann_ready_s') or '—'}"),
         ("first recall after start, ms", lambda r: f"{r['first_recall_ms']}"),
         ("socket ping p50, ms", lambda r: f"{r['ping_ms']['p50']}"),
         ("**recall via daemon p50 / p95 / p99, ms**",
@@ -635,15 +661,18 @@ def table(results: dict[str, dict]) -> str:
          f"{r['save_to_searchable']['not_found']} missed)"),
         ("load average (1 min) during recall",
          lambda r: f"{r['loadavg']['before_recall']:.1f} → {r['loadavg']['after_recall']:.1f}"),
-        ("**daemon RSS after queries (HWM), MB** (target 450)",
+        ("**daemon RSS after queries (HWM), MB** (target 450 at 10k, 700 at 50k)",
          lambda r: f"**{r['daemon_memory_after_queries_mb'].get('VmRSS')}** "
                    f"({r['daemon_memory_after_queries_mb'].get('VmHWM')})"),
+        ("... of which anonymous / file-backed, MB",
+         lambda r: f"{r['daemon_memory_after_queries_mb'].get('RssAnon')} / "
+                   f"{r['daemon_memory_after_queries_mb'].get('RssFile')}"),
         ("daemon RSS at end (HWM), MB",
          lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
         ("`vault sleep` 300 turns, daemon up, s (median; runs)",
          lambda r: f"{r['sleep_with_daemon']['seconds']} ({r['sleep_with_daemon'].get('runs')})"),
-        ("ANN (usearch HNSW, f16): vectors / build s / MB", lambda r: f"{r['ann']['vectors']:,} / "
-         f"{r['ann']['build_s']} / {r['ann']['memory_mb']}"),
+        ("ANN (usearch HNSW, f16): vectors (in the graph) / build s / MB", lambda r: f"{r['ann']['vectors']:,} "
+         f"({r['ann'].get('graph_vectors', r['ann']['vectors']):,}) / {r['ann']['build_s']} / {r['ann']['memory_mb']}"),
         ("**ANN recall@10 vs exact** (k=10 / top 10 of k=200; target 0.98)",
          lambda r: f"**{r['ann']['recall_at_10']} / {r['ann']['recall_at_10_of_200']}**"),
         ("dense search alone, exact / ANN p50 (p95), ms", lambda r: f"{r['ann']['exact_dense_ms']['p50']} "
@@ -742,14 +771,18 @@ def main() -> int:
           f"sheriff_vault from {m['sheriff_vault']} ({m['revision']})")
     for s, r in sorted(results.items(), key=lambda kv: int(kv[0])):
         miss = []
-        if r["recall_ms"]["p50"] > TARGETS["recall_p50_ms"]:
+        n = int(s)
+        if r["recall_ms"]["p50"] > target("recall_p50_ms", n):
             miss.append("recall p50")
-        if r["recall_ms"]["p95"] > TARGETS["recall_p95_ms"]:
+        if r["recall_ms"]["p95"] > target("recall_p95_ms", n):
             miss.append("recall p95")
-        if r["save_to_searchable"]["all_s"]["p95"] > TARGETS["save_p95_s"]:
+        if r["save_to_searchable"]["all_s"]["p95"] > target("save_p95_s", n):
             miss.append("save-to-searchable p95")
-        if (r["daemon_memory_after_queries_mb"].get("VmRSS") or 0) > TARGETS["rss_mb"]:
+        if (r["daemon_memory_after_queries_mb"].get("VmRSS") or 0) > target("rss_mb", n):
             miss.append("daemon RSS")
+        load = r.get("rebuild_cold", r.get("rebuild_warm", {})).get("snapshot_load_s", 0)
+        if n >= 50_000 and load > target("snapshot_load_s", n):
+            miss.append("snapshot load")
         if r["cli_ms"]["ratio_vs_python_pass"] > TARGETS["cli_ratio"]:
             miss.append("CLI ratio")
         if r["daemon_start_s"] > TARGETS["ready_s"]:

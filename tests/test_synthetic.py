@@ -100,7 +100,7 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
                 path.write_text(path.read_text())
             before = live.snapshot()
             if step % 3:  # the lookups recall builds: a patched snapshot carries them over
-                before.docs_of_topic, before.names, before.events_of_topic  # noqa: B018
+                before.docs_of_topic, before.names, before.longest_name, before.events_of_topic  # noqa: B018
             if live.refresh([str(path)]).changed:
                 assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
             a = live.snapshot()

@@ -130,6 +130,7 @@ class Index:
         self.ann_background = True
         self._ann: Any = None
         self._ann_lock = threading.Lock()
+        self._loading = threading.Lock()
         self._ann_building = False
 
     # -- opening --------------------------------------------------------------------------------
@@ -427,16 +428,18 @@ class Index:
             if base is not None else []
         events_changed = base is not None and (
             bool(events) or any(db.execute("SELECT 1 FROM events WHERE path=?", (rel,)).fetchone() for rel in touched))
-        self._write_db(touched, removed, new_docs, vec_hash, topics_by_path, events,
-                       [(p, on_disk[p].st_size, on_disk[p].st_mtime_ns, read[p][0], read[p][1]) for p in changed])
-        if base is not None:
-            # Patch the snapshot in memory rather than let the next read load every document again.
-            self._snapshot = None
-            try:
-                self._snapshot = self._patched(base, base.generation + 1, gone, new_docs, topics_by_path, touched,
-                                               events_changed, vec_hash)
-            except Exception as exc:  # a cache: the next snapshot() loads it all from the database
-                self.log(f"warning: could not update the index snapshot in memory ({type(exc).__name__}: {exc})")
+        # Readers that see the new generation wait for the patched snapshot rather than load all.
+        with self._loading:
+            self._write_db(touched, removed, new_docs, vec_hash, topics_by_path, events,
+                           [(p, on_disk[p].st_size, on_disk[p].st_mtime_ns, read[p][0], read[p][1]) for p in changed])
+            if base is not None:
+                # Patch the snapshot in memory rather than let the next read load every document again.
+                self._snapshot = None
+                try:
+                    self._snapshot = self._patched(base, base.generation + 1, gone, new_docs, topics_by_path,
+                                                   touched, events_changed, vec_hash)
+                except Exception as exc:  # a cache: the next snapshot() loads it all from the database
+                    self.log(f"warning: could not update the index snapshot in memory ({type(exc).__name__}: {exc})")
         faults.point("index:applied")
 
     def _read_all(self, changed: list[str], on_disk: dict[str, os.stat_result],
@@ -532,10 +535,19 @@ class Index:
 
     # -- reading --------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """The current generation in memory; reloaded only when a writer has committed since."""
+        """The current generation in memory; reloaded only when a writer has committed since.
+        One thread loads it while the others wait (a daemon's warm-up and its first questions
+        would otherwise each load 50k topics at once, and hold two copies)."""
         gen = self.generation
         if self._snapshot is not None and self._snapshot.generation == gen:
             return self._snapshot
+        with self._loading:
+            gen = self.generation
+            if self._snapshot is not None and self._snapshot.generation == gen:
+                return self._snapshot
+            return self._load(gen)
+
+    def _load(self, gen: int) -> Snapshot:
         db = self.db
         self._strings = {}
         docs, hashes = docs_from_rows(db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"), self._strings)
@@ -680,14 +692,18 @@ class Index:
         return ann.size > 1000 and ann.size - self._live_keys(snap) > STALE * ann.size
 
     @staticmethod
-    def _add_rows(ann: Any, snap: Snapshot) -> int:
-        """Add the snapshot's live vectors the graph lacks."""
+    def _add_rows(ann: Any, snap: Snapshot, chunk: int = 4096) -> int:
+        """Add the snapshot's live vectors the graph lacks, a few thousand at a time (a copy of
+        them all would cost a 50k vault's daemon 400 MB at its peak)."""
         rows = np.arange(len(snap.vec_ids))
         if len(snap.dead):
             rows = np.delete(rows, snap.dead)
-        keys = snap.cache_rows[rows]
-        new = ann.lacks(keys)
-        return ann.add(keys[new], snap.matrix[rows[new]]) if new.any() else 0
+        rows = rows[ann.lacks(snap.cache_rows[rows])]
+        added = 0
+        for i in range(0, len(rows), chunk):
+            part = rows[i : i + chunk]
+            added += ann.add(snap.cache_rows[part], snap.matrix[part])
+        return added
 
     def _start_ann_build(self, snap: Snapshot) -> None:
         """Read or build the graph for `snap` in a thread (call holding _ann_lock); one at a time."""
@@ -736,9 +752,12 @@ class Index:
 
     def status(self) -> dict:
         snap = self.snapshot()
+        threshold = self.cfg.retrieval.ann_threshold
+        ann = ("off" if not threshold or snap.vectors < threshold else "building" if self._ann is None
+               else f"{self._ann.size} vectors")
         return {"generation": snap.generation, "head": snap.head, "topics": len(snap.topics),
                 "documents": len(snap.docs), "vectors": snap.vectors, "events": len(snap.events),
-                "model": self.embedder.model_id if self.embedder else None, "fresh": self.is_fresh()}
+                "model": self.embedder.model_id if self.embedder else None, "fresh": self.is_fresh(), "ann": ann}
 
 
 class _Corrupt(Exception):

@@ -190,6 +190,22 @@ def by_id(topics: dict[str, TopicRow]) -> dict[str, str]:
     return by_id
 
 
+def _patch_by_id(base: Snapshot, topics: dict[str, TopicRow], update: Update) -> dict[str, str]:
+    """by_id(topics) from the base's: an id or slug goes to the first path holding it, so a
+    touched topic's new keys are a comparison each; only a key its winner gave up needs them all."""
+    out = dict(base.by_id)
+    for path in sorted(update.touched):
+        old, new = base.topics.get(path), update.topics.get(path)
+        old_keys = {old.topic_id, old.slug} if old else set()
+        new_keys = {new.topic_id, new.slug} if new else set()
+        if any(out.get(k) == path for k in old_keys - new_keys):
+            return by_id(topics)
+        for k in new_keys - old_keys:
+            if k not in out or path < out[k]:
+                out[k] = path
+    return out
+
+
 def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str]) -> tuple[dict[str, Doc], dict[str, str]]:
     """Documents from index rows (docs.DOC_COLUMNS, then the vector hash), sharing strings as
     share_strings does, and doc_id -> vector hash for those that have one. Built in one loop, as
@@ -262,7 +278,7 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     topics.update(update.topics)
     events = base.events if update.events is None else update.events
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
-    snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, by_id(topics), head,
+    snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
                     row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows)
     _carry_lookups(base, snap, update)
     return snap, tail
@@ -309,6 +325,12 @@ def _carry_lookups(base: Snapshot, snap: Snapshot, update: Update) -> None:
                     if len(n) >= 3:
                         names[n] = names.get(n, set()) | {path}
             snap.__dict__["names"] = names
+            if "longest_name" in built:  # unless a name that long is gone: then snap counts again
+                words = [n.count(" ") + 1 for p in update.touched for n in base.names_of_topic.get(p, ())
+                         if len(n) >= 3]
+                if max(words, default=0) < base.longest_name:
+                    snap.__dict__["longest_name"] = max([base.longest_name, *(
+                        n.count(" ") + 1 for p in update.topics for n in names_of[p] if len(n) >= 3)])
     if "events_of_topic" in built and update.events is None:
         snap.__dict__["events_of_topic"] = base.events_of_topic
 
