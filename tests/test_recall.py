@@ -207,3 +207,19 @@ def test_processes_that_open_a_new_index_at_once_all_read_it(vault):
         assert all(p.returncode == 0 and out.strip() for p, (out, _) in zip(procs, outs, strict=True)), \
             [err[-300:] for _, err in outs]
         assert not any("unreadable" in err for _, err in outs), [err[-300:] for _, err in outs]
+
+
+def test_a_window_of_many_topics_weighs_only_the_most_used_that_nothing_matched(filled, monkeypatch):
+    """A big vault's "what was going on in May?" holds thousands of topics that all score the
+    window's floor times their use: only the WINDOW_ONLY most used are weighed, and what is shown
+    stays the same."""
+    from sheriff_vault.retrieval import ranking
+
+    question = "what was going on in February 2026?"  # BM25 alone: only the offsite matches nothing
+    whole = recall(filled, question, now=NOW, k=2, explain=True, dense=False)
+    assert len(whole.candidates) == 3 and len(names(whole)) == 2
+    assert whole.candidates[-1].name == "Team offsite in Lisbon" and whole.candidates[-1].signals["bm25"] == 0
+    monkeypatch.setattr(ranking, "WINDOW_ONLY", 0)
+    capped = recall(filled, question, now=NOW, k=2, explain=True, dense=False)
+    assert [t.path for t in capped.candidates] == [t.path for t in whole.candidates][:2]
+    assert names(capped) == names(whole) and capped.order == whole.order

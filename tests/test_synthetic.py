@@ -110,7 +110,7 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
                 assert (a.generation, list(a.docs), list(a.topics), a.events, a.by_id, a.speakers) == \
                     (b.generation, list(b.docs), list(b.topics), b.events, b.by_id, b.speakers)
                 assert all(a.docs[k] == b.docs[k] for k in a.docs) and a.topics == b.topics
-                assert a.docs_of_topic == b.docs_of_topic
+                assert a.docs_of_topic == b.docs_of_topic and a.speaker_count == b.speaker_count
                 assert (a.names_of_topic, a.names, a.longest_name, a.events_of_topic) == \
                     (b.names_of_topic, b.names, b.longest_name, b.events_of_topic)
                 assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)

@@ -37,6 +37,7 @@ from sheriff_vault.index.docs import (
     kind_of,
     searchable,
     skill_docs,
+    speaker_of,
     topic_docs,
     topics_from_rows,
 )
@@ -51,7 +52,9 @@ from sheriff_vault.text import STOPWORDS
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
-SCHEMA_VERSION = 10  # 9: an item names its event dates when it has them, else the day said; 10: in epoch seconds
+# 9: an item names its event dates when it has them, else the day said; 10: in epoch seconds;
+# 11: each document's speaker (a snapshot load counts them in SQL)
+SCHEMA_VERSION = 11
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 # "Caroline's", "what's": the lone "s" would match every possessive in the vault
@@ -150,8 +153,9 @@ class Index:
                 error TEXT);
             CREATE TABLE IF NOT EXISTS docs (doc_id TEXT PRIMARY KEY, kind TEXT, path TEXT, topic_path TEXT, text TEXT,
                 topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, superseded TEXT,
-                vec TEXT);
+                vec TEXT, speaker TEXT);
             CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+            CREATE INDEX IF NOT EXISTS files_error ON files(path) WHERE error IS NOT NULL AND error != '';
             CREATE TABLE IF NOT EXISTS topics ({", ".join(TOPIC_FIELDS)}, PRIMARY KEY (path));
             CREATE TABLE IF NOT EXISTS events (path TEXT PRIMARY KEY, topic_id TEXT, topic_path TEXT, at TEXT,
                 summary TEXT, turns TEXT, conversation TEXT);
@@ -483,8 +487,9 @@ class Index:
                 db.execute("DELETE FROM events WHERE path=?", (rel,))
             for rel in removed:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
-            db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           [(*d.row(), vec_hash.get(d.doc_id)) for d in new_docs])
+            db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec, speaker) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           [(*d.row(), vec_hash.get(d.doc_id), speaker_of(d.text).lower()) for d in new_docs])
             db.executemany(f"INSERT OR REPLACE INTO topics VALUES ({','.join('?' * len(TOPIC_FIELDS))})",
                            [t.row() for t in topics.values()])
             db.executemany("INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?)",
@@ -565,9 +570,10 @@ class Index:
                 cache_rows = np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64)
                 matrix = cache.matrix(cache_rows, out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
+        speakers = dict(db.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
         self._tindex.reload()
         self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), self.meta("head") or None,
-                                  cache_rows=cache_rows)
+                                  cache_rows=cache_rows, speaker_count=speakers)
         return self._snapshot
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],

@@ -8,6 +8,7 @@ and least repetitive; the Markdown render spends the character budget exactly.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import itertools
 import math
 import re
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 ITEM_KINDS = ("fact", "loop", "event", "note")
+WINDOW_ONLY = 300  # window topics nothing in the question matched, weighed at most (see _window_only)
 SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is history)
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
@@ -306,7 +308,7 @@ class _Ranker:
             if doc is None or doc.kind == "skill":
                 continue
             per_topic.setdefault(doc.topic_path, []).append(self.doc_rel(doc_id))
-        for path in set(self.alias) | self.window_topics:
+        for path in set(self.alias) | self._window_only(set(per_topic)):
             per_topic.setdefault(path, [(0.0, 0.0, 0.0)])
         hits = []
         for path, rels in per_topic.items():
@@ -319,8 +321,7 @@ class _Ranker:
                 base = 0.2
             alias = self.alias.get(path, 0.0)
             relevance = base + self.cfg.weights.alias * alias
-            utility = self.cfg.utility_weight * math.log1p(max(topic.utility, 0.0) + topic.touch_count) \
-                + 0.03 * min(topic.constraints, 3)
+            utility = self._utility(topic)
             recency = self._recency(topic)
             in_window = path in self.window_topics if self.window else False
             win = 1.0
@@ -335,6 +336,21 @@ class _Ranker:
             hits.append(TopicHit(path, topic.topic_id, topic.name, topic.one_liner, topic.last_seen, score, signals))
         hits.sort(key=lambda h: (-h.score, h.path))
         return hits
+
+    def _utility(self, topic: TopicRow) -> float:
+        return self.cfg.utility_weight * math.log1p(max(topic.utility, 0.0) + topic.touch_count) \
+            + 0.03 * min(topic.constraints, 3)
+
+    def _window_only(self, matched: set[str]) -> set[str]:
+        """Window topics nothing in the question matched. They all score the window's floor times
+        their use, so of thousands ("what was going on in May?" in a big vault) only the
+        WINDOW_ONLY most used can rank high enough to be shown: the rest are not weighed."""
+        only = self.window_topics - matched - set(self.alias)
+        if len(only) <= WINDOW_ONLY:
+            return only
+        topics = self.snap.topics
+        return set(heapq.nsmallest(WINDOW_ONLY, (p for p in only if p in topics),
+                                   key=lambda p: (-self._utility(topics[p]), p)))
 
     def _recency(self, topic: TopicRow) -> float:
         if topic.evergreen or self.window is not None:
