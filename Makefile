@@ -39,7 +39,7 @@ bench: setup sleep-quality
 	$(BIN)/python benchmarks/recall_speed.py
 
 # What sleep writes, scored against hand labels (../shared/bench/sleep/README.md; our own two sets of
-# four more in benchmarks/sleep_sets/): purity,
+# three sets of four more in benchmarks/sleep_sets/): purity,
 # fragmentation, naming, echoes, coverage, supersession, wake. Its `vault recall` calls answer
 # in-process (full hybrid), not from a daemon each throwaway vault would otherwise autostart.
 sleep-quality: export SHERIFF_VAULT_AUTOSTART := 0
@@ -47,6 +47,7 @@ sleep-quality: setup
 	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault ../shared/bench/sleep/dev
 	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set2
 	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set3
+	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set4
 
 locomo: setup
 	$(BIN)/python benchmarks/locomo.py ../shared/bench/locomo

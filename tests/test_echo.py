@@ -50,3 +50,14 @@ def test_encouragement_that_says_nothing_new_is_dropped():
     turns = talk(("user", "They met at a climbing gym, she caught his fall."),
                  ("assistant", "Nice: the climbing gym where she caught his fall. Carry on with that part."))
     assert folded(turns) == [(["t1", "t2"], "Sam: They met at a climbing gym, she caught his fall.")]
+
+
+def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_echo():
+    """"8:00" for "8am", "NOK" for "kroner", "Laser Picos" for "Laser Pico" add nothing."""
+    turns = talk(("user", "Roofer is Dai Morgan, coming Wednesday 8am."),
+                 ("assistant", "Noted: Dai Morgan comes on Wednesday at 8:00."),
+                 ("user", "We sail Laser Pico dinghies. The course costs 3,200 kroner."),
+                 ("assistant", "Noted: Laser Picos, 3,200 NOK."),
+                 ("user", "The class starts at 9am."),
+                 ("assistant", "Noted: the class starts at 9:30."))
+    assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3", "t4"], ["t5"], ["t6"]]

@@ -68,3 +68,24 @@ def test_a_one_word_title_takes_the_phrase_it_heads():
     assert title.name.lower().endswith("birthday party")
     plain = name_subject(texts[1:], other, set())  # never called anything longer: stays "Party"
     assert plain.name == "Party"
+
+
+def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():
+    """"Good idea, she could stay over. Second thing: the car. Our Touran is due for its service":
+    the facts keep the Touran and lose "the car", but the turn from the cue on names the subject."""
+    import datetime as dt
+
+    from sheriff_vault.compaction.extract import Candidate, _opening
+    from sheriff_vault.compaction.units import make_units
+    from sheriff_vault.store.buffer import Turn
+
+    turn = Turn("user", "Good idea, she could sleep over at Hannah's. Second thing: the car. Our Touran is due for "
+                "its 60,000 km service and the TÜV inspection.", dt.datetime(2026, 4, 1, tzinfo=dt.UTC), "t7", "Sam")
+    units = make_units([turn], "UTC", set())
+    texts = [" ".join(u.text for u in units)]
+    assert "the car" not in texts[0]
+
+    opening = _opening(Candidate(units), {"t7": turn})
+    assert opening == ["Second thing: the car. Our Touran is due for its 60,000 km service and the TÜV inspection."]
+    assert name_subject(texts, [], set(), opening=opening).name == "Car"
+    assert name_subject(texts, [], set()).name != "Car"

@@ -326,3 +326,32 @@ def test_a_long_correction_shows_the_value_it_gives():
     shown = excerpt(fact, "What is the internal deadline for the DFG proposal?")
     assert "16 June 2026 now instead of 2 June 2026" in shown and "internal deadline" in shown, shown
     assert not shown.startswith("Ana: Oh,")
+
+
+ROOF = [("Rental house roof", ["the roof"], "2026-03-02T19:00:00",
+         ["The roof of my rental house on Clive Street is leaking.",
+          "Dai the roofer is coming on Wednesday to look at the roof.",
+          "The tenant put a bucket under the drip in the back bedroom.",
+          "New price is £2,340, not £1,850.",
+          "The ceiling needs replastering after the roof is done."])]
+
+
+def test_a_how_much_question_prefers_the_line_that_states_an_amount(vault, monkeypatch):
+    """"How much does the roof repair cost?" asks for money: a line that states an amount ranks
+    higher than it would for its words alone, as a "when" question prefers dated lines."""
+    from sheriff_vault.retrieval import ranking
+
+    build(vault, ROOF)
+    question = "How much does the roof repair at the rental house cost?"
+
+    def rank_of_price() -> tuple[int, float]:
+        result = recall(vault, question, now=NOW, explain=True)
+        ranked = sorted([f for t in result.topics for f in t.facts] + [c.fact for c in result.cuts],
+                        key=lambda f: -f.score)
+        at = next(i for i, f in enumerate(ranked) if "2,340" in f.text)
+        return at, ranked[at].score
+
+    with_focus = rank_of_price()
+    monkeypatch.setattr(ranking, "_HOW_MUCH", ranking.re.compile(r"(?!x)x"))
+    without = rank_of_price()
+    assert with_focus[1] > without[1] and with_focus[0] <= without[0]

@@ -110,6 +110,11 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("and the fun one: I'm getting bees!! did a beginners' course", True),
     ("that one is the best one, I think", False),
     ("The reunion itself is the second thing. It's my dad's side of the family.", True),
+    ("Number two: choir. I'm the secretary of the choir.", True),
+    ("Ok so number one, we're buying a campervan.", True),
+    ("Number three, the scary one. I applied for a job.", True),
+    ("my number one priority is sleep", False),
+    ("I bought number 3 of the series", False),
     # ordinals that are not a list
     ("I came second in the 10k, fine", False),
     ("the second time it failed on the same test", False),

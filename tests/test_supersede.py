@@ -70,6 +70,28 @@ def test_an_explicit_correction_strikes_the_old_fact_with_the_day(tmp_path: Path
     assert [i.superseded for i in topic.facts] == ["2026-03-11", "", ""]
 
 
+def test_a_long_number_named_as_replaced_strikes_its_line_whatever_the_words(tmp_path: Path):
+    """"$17,300 now, not 17,800" corrects "we offered 17,800" though the two share no other word;
+    a short number needs a shared word ("3" could be anything)."""
+    later = T0 + dt.timedelta(days=1)
+    new = "Seller rang: the handbrake needs work, so it's $17,300 now, not 17,800."
+    topic = topic_with(tmp_path, ("t1", "Aroha: We offered 17,800 and he took it!! Deposit paid.", T0),
+                       ("t2", "Aroha: Insurance is 980 a year.", T0), ("t3", "Aroha: Tyres are from 2017.", T0),
+                       ("t4", "Aroha: Pick-up is at 3 on Saturday.", T0), ("t9", f"Aroha: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-10")
+    assert [text for text, _ in struck] == ["Aroha: We offered 17,800 and he took it!!"]
+
+
+def test_a_date_that_moves_to_another_strikes_the_old_date_of_the_same_thing(tmp_path: Path):
+    later = T0 + dt.timedelta(days=2)
+    new = "Glen messaged: St Paul's has a funeral, so the spring concert moves to Saturday 26 September."
+    topic = topic_with(tmp_path, ("t1", "Aroha: Our spring concert is on Saturday 19 September at St Paul's.", T0),
+                       ("t2", "Aroha: The dress rehearsal at the school hall is on 12 September.", T0),
+                       ("t9", f"Aroha: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-11")
+    assert [text for text, _ in struck] == ["Aroha: Our spring concert is on Saturday 19 September at St Paul's."]
+
+
 def test_the_same_quantity_with_change_language_supersedes_without_saying_not(tmp_path: Path):
     later = T0 + dt.timedelta(days=1)
     topic = topic_with(tmp_path, ("t1", "Lena: The hotel is 6 nights in Shinjuku.", T0),

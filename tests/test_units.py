@@ -93,6 +93,9 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
     "Three things on my plate, let's go one by one.",
     "Thanks a lot for your help, have a good weekend!",
     "For once everything is in order. Thanks for keeping track!",
+    "Kia ora!",
+    "My granddaughter set this up for me and says you can keep notes.",
+    "I need somewhere to put all my lists, can you be that?",
 ])
 def test_talk_about_the_talk_is_not_a_fact(said):
     assert facts(said) == []
@@ -130,3 +133,18 @@ def test_a_date_without_a_year_is_the_one_a_person_means(said, written):
     from sheriff_vault.compaction.units import annotate_times
 
     assert annotate_times(said, dt.datetime(2026, 4, 13, 19, 26, tzinfo=dt.UTC), "UTC")[0] == written
+
+
+def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
+    """"a funeral on the 19th, so the concert moves" is about the concert's 19 September said two
+    days before, not the 19th of this month."""
+    from sheriff_vault.compaction.units import make_units
+
+    t0 = dt.datetime(2026, 8, 9, 19, 0, tzinfo=dt.UTC)
+    turns = [Turn("user", "Our spring concert is on Saturday 19 September at St Paul's.", t0, "t1", "Aroha"),
+             Turn("user", "St Paul's has a funeral booked on the 19th so the concert moves to 26 September.",
+                  t0 + dt.timedelta(days=2), "t2", "Aroha"),
+             Turn("user", "The invoice is due on the 30th.", t0 + dt.timedelta(days=2), "t3", "Aroha")]
+    bodies = [u.body for u in make_units(turns, "UTC", set())]
+    assert "on the 19th (19 September 2026)" in bodies[1]
+    assert "on the 30th (30 August 2026)" in bodies[2]

@@ -25,7 +25,12 @@ ADDS = re.compile(r"\b(?:should|would|could|might|maybe|perhaps|worth|better|try
 _NUMBER = re.compile(r"\d[\d,.]*")
 _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
-_NOT_INFO = frozenset("noted updated got understood okay instead rather per each".split())
+# Words an echo may say in its own way without adding anything: currency codes for "kroner" or
+# "euro", month and weekday names for "jan" or "tue".
+_NOT_INFO = frozenset("""noted updated got understood okay instead rather per each usd eur gbp nok sek dkk nzd aud cad
+chf jpy euro euros kroner krone dollars pounds january february march april may june july august september october
+november december monday tuesday wednesday thursday friday saturday sunday""".split())
+_ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
 
 
@@ -73,7 +78,10 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said_numb
 
 
 def _new_names(sent: str, said: set[str]) -> list[str]:
-    return [n for n in proper_names(sent) if not set(n.lower().split()) <= said | _NOT_INFO]
+    """Names the user never said ("Laser Picos" for "Laser Pico" is no new name)."""
+    known = said | _NOT_INFO
+    return [n for n in proper_names(sent)
+            if not all(w in known or w.rstrip("s") in known for w in n.lower().split())]
 
 
 def adds_enough(sent: str, said_numbers: set[str], said_words: set[str], said_names: set[str]) -> bool:
@@ -85,6 +93,7 @@ def adds_enough(sent: str, said_numbers: set[str], said_words: set[str], said_na
 
 def info(text: str) -> tuple[set[str], set[str]]:
     """The numbers and the content-word stems a text carries."""
+    text = _ON_THE_HOUR.sub(r"\1", text)
     numbers = {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
     numbers |= {_WORD_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS}
     words = {stem(w) for w in content_words(text) if w not in _NOT_INFO}

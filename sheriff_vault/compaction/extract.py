@@ -19,7 +19,7 @@ from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.naming import name_subject, possessive
 from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.compaction.progress import in_progress
-from sheriff_vault.compaction.subjects import Subject, find_subjects
+from sheriff_vault.compaction.subjects import SWITCH, Subject, find_subjects
 from sheriff_vault.compaction.units import Unit, make_units, name_words
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
@@ -94,7 +94,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     texts = [_turn_texts(c, by_id) for c in candidates]
     for i, cand in enumerate(candidates):
         _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
-                  [c.vector for c in candidates if c is not cand and c.vector is not None])
+                  [c.vector for c in candidates if c is not cand and c.vector is not None], _opening(cand, by_id))
     total = sum(c.salience for c in candidates) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(candidates, key=lambda c: -c.salience)]
@@ -155,10 +155,20 @@ def _mean(units: list[Unit]) -> np.ndarray:
     return (total / (np.linalg.norm(total) or 1.0)).astype(np.float32)
 
 
+def _opening(cand: Candidate, by_id: dict[str, Turn]) -> list[str] | None:
+    """Where a subject opens mid-turn on a list cue ("Good idea, she could stay over. Second thing:
+    the car."), the turn from the cue on: its facts alone have lost the item ("the car"), which
+    names the subject. None when it opens no such way."""
+    first = cand.units[0].turn if cand.units else None
+    m = SWITCH.search(by_id[first.id].content) if first is not None and first.id in by_id else None
+    return [first.content[m.start():].lstrip(" .!?")] if m and m.start() > 0 and first is not None else None
+
+
 def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans: set[str],
-              encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = ()) -> None:
+              encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = (),
+              opening: list[str] | None = None) -> None:
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
-    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector)
+    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening)
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user")
     top = named.most_common(1)
     cand.owner = top[0][0] if len(humans) >= 2 and top and top[0][1] >= OWNER_SHARE * sum(named.values()) else ""

@@ -68,11 +68,12 @@ class Title:
 
 def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: set[str],
                  encode: Callable[[list[str]], np.ndarray] | None = None,
-                 centroid: np.ndarray | None = None) -> Title:
+                 centroid: np.ndarray | None = None, opening: Sequence[str] | None = None) -> Title:
     """A title for the subject whose turns say `texts` (one string a turn), against the other
-    subjects of the conversation (`others`); words in `ignore` (speakers' names) never count."""
+    subjects of the conversation (`others`); words in `ignore` (speakers' names) never count.
+    `opening`: where the subject opens, when its first texts have lost it (extract._opening)."""
     counts, forms, first = _phrases(texts, ignore)
-    intro = [title for text in texts[:2] for title in intro_titles(text, ignore)]
+    intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says
         key = " ".join(stem(w.lower()) for w in form.split())
         forms.setdefault(key, Counter())[form] += 1
@@ -312,6 +313,8 @@ def _quality(form: str) -> float:
     first = low_words[0]
     if len(words) > 1 and (first in _PAST or _VERB_END.search(first) and len(first) > 4 and first not in _ED_NOUNS):
         score *= 0.3  # "booked Umzugsfix", "met Aylin": a verb and its object
+    if len(words) > 1 and first in UNITS:
+        score *= 0.3  # "min presentation" out of "a 15 min presentation"
     if head in ADJECTIVES:
         score *= 0.2
     if head.endswith("ly"):

@@ -43,7 +43,7 @@ _EXPLICIT = [
     re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
     re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
     re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
-    re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?P<old>{_PHRASE})\b", _I),
+    re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?:the\s+|an?\s+)?(?P<old>{_PHRASE})\b", _I),
     re.compile(r"(?P<new>\b[\w'’-]+(?: [\w'’-]+)?)(?:\s+now)?,\s+not\s+"
                r"(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
     re.compile(r"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
@@ -51,6 +51,7 @@ _EXPLICIT = [
 CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated|corrected|correction|instead|revised|recounted|"
                     r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
                     r"pushed|postponed|brought forward|rescheduled|switched|swapped|not|"
+                    r"(?:moves?|moving) (?:to|forward|back)|"
                     r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
@@ -149,7 +150,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
                 continue
             if _mentions(item.text, old) and not _mentions(item.text, new) and (
                     _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3
-                    or _with_unit(item.text, old)):
+                    or _with_unit(item.text, old) or _specific(old)):
                 found.append(item)
     if found:
         return found
@@ -207,6 +208,13 @@ def _with_unit(text: str, value: str) -> bool:
     if m is None:
         return False
     return re.search(rf"(?<![\d.,]){re.escape(m[1])}\s?{re.escape(m[2])}\b", text, _I) is not None
+
+
+def _specific(value: str) -> bool:
+    """"17,800" named as the value replaced: a number that long, not a year, is no coincidence
+    ("$17,300 now, not 17,800" corrects "we offered 17,800" though they share no other word)."""
+    number = _numeric(value)
+    return number is not None and number >= 1000 and not (1900 <= number <= 2100 and number.is_integer())
 
 
 def _numeric(value: str) -> float | None:

@@ -9,6 +9,7 @@ that only makes sense with the one before ("It's special to me.") stays with it.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Container
@@ -48,7 +49,8 @@ DEADLINE = re.compile(r"^(?:by|before|until|till|due)\b", _I)
 REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i need\b|we need\b|implement\b|add\b|"
                      r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
-LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|wow|whoa|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|haha|cool|great|"
+LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|hiya|howdy|g'?day|kia ora|hola|bonjour|salut|ciao|hallo|moin|hej|"
+                     r"namaste|aloha|wow|whoa|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|haha|cool|great|"
                      r"awesome|nice|so|well|thanks|thank you|thanks so much|congrats|totally|absolutely|exactly)"
                      r"\b[,!.]*\s+)+", _I)
 INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honestly|basically|literally|truly|"
@@ -72,14 +74,20 @@ META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:
                   r"(?:through (?:them|these|it) )?one (?:by|at a) (?:one|time)\b|"
                   r"^\W*(?:thanks?(?: you)?\W+)?(?:(?:a lot|so much|very much) )?for (?:(?:your|the|all (?:the|your)) "
                   r"help|keeping (?:track|notes|tabs))\b|"
-                  r"^\W*(?:and |you )?have a (?:good|great|nice|lovely) (?:weekend|day|evening|night|week)\b", _I)
-ACKNOWLEDGE = frozenset("""congratulations congrats alright fine noted understood updated got gotcha agreed perfect
+                  r"^\W*(?:and |you )?have a (?:good|great|nice|lovely) (?:weekend|day|evening|night|week)\b|"
+                  # "My granddaughter set this up for me and says you can keep notes"
+                  r"\b(?:set|setting|sets) (?:this|it|you) up for me\b|"
+                  r"\byou (?:can|could|will|'ll) (?:keep|take|make) (?:notes|track|a note|lists?)\b|"
+                  r"\bsomewhere to (?:put|keep|write down) (?:all )?(?:my|these|this|the)\b", _I)
+ACKNOWLEDGE = frozenset("""kia ora hola bonjour salut ciao hallo moin hej namaste aloha howdy hiya
+congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
 time progress morning evening afternoon night hello hi hey bye goodbye cheers pic pics photo photos picture
 pictures wow aww cool awesome""".split())
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _RANGE = re.compile(r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})(?:st|nd|rd|th)?"
                     r" (?:of )?(?P<mon>" + "|".join(_MONTH_NAMES) + r")\b(?!,? \d{4})", _I)
+_FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + "|".join(_MONTH_NAMES) + r") (?P<y>(?:19|20)\d\d)\b", _I)
 _NTH = re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:" + "|".join(_MONTH_NAMES) + r")\b)", _I)
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
@@ -122,6 +130,7 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
     humans = {t.speaker for t in turns if t.role == "user"}
     ignore = name_words(humans)
     chat = any(t.role == "assistant" for t in turns)
+    said: dict[int, dt.date] = {}  # day of the month -> the last full date said with it ("the 19th")
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content.strip():
             previous = turn if turn.role in ("user", "assistant") else previous
@@ -132,7 +141,10 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         turn_units = [Unit(turn, i, " ".join(sents), at=turn.at or timewin.utcnow(), flags=flags)
                       for i, (sents, flags) in enumerate(_chunks(turn, ignore, chat))]
         for j, unit in enumerate(turn_units):
-            _finish(unit, tz, other, asked if j == 0 else None, known_names)
+            _finish(unit, tz, other, asked if j == 0 else None, known_names, said)
+            for m in _FULL_DATE.finditer(unit.body):
+                with contextlib.suppress(ValueError):
+                    said[int(m["d"])] = dt.date(int(m["y"]), _MONTH_NAMES.index(m["mon"].title()) + 1, int(m["d"]))
             if j == 0 and asked and ", asked \"" in unit.fact:
                 unit.asked_turn = asked_id
         units += turn_units
@@ -254,11 +266,12 @@ def informative(sent: str, words: list[str], ignore: Container[str] = frozenset(
     return any(rarity(w) >= 1.0 for w in telling)
 
 
-def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set[str]) -> None:
+def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set[str],
+            said: dict[int, dt.date] | None = None) -> None:
     turn = unit.turn
     parts = []
     for sent in sentences(unit.text) or [unit.text]:
-        text, hint, event_day = annotate_times(sent, unit.at, tz)
+        text, hint, event_day = annotate_times(sent, unit.at, tz, said)
         unit.time_hint = unit.time_hint or hint
         unit.event_day = unit.event_day or event_day
         parts.append(text)
@@ -279,11 +292,13 @@ def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set
     unit.numbers = numbers_in(sent, unit.turn, unit.at)
 
 
-def annotate_times(sent: str, at: dt.datetime, tz: str) -> tuple[str, dt.datetime | None, dt.datetime | None]:
+def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date] | None = None
+                   ) -> tuple[str, dt.datetime | None, dt.datetime | None]:
     """`sent` with its times written out against `at`: a relative phrase gets its day in brackets,
     a date without a year gets the year, a deadline ("by Thursday") and "the 23rd" get their day,
-    a range ("10-12 July") its year. Returns the text, the first time named, and the day of a past
-    event it reports ("yesterday")."""
+    a range ("10-12 July") its year. "The 19th" is the 19 September said earlier in the talk
+    (`said`) while that day is still ahead, else the next 19th. Returns the text, the first time
+    named, and the day of a past event it reports ("yesterday")."""
     prefer = "future" if FUTURE.search(sent) else "past" if PAST.search(sent) else "nearest"
     date_prefer = "past" if PAST_EVENT.search(sent) else "nearest"
     edits: list[tuple[int, str]] = []  # (position, text to insert there)
@@ -323,8 +338,10 @@ def annotate_times(sent: str, at: dt.datetime, tz: str) -> tuple[str, dt.datetim
                 event_day = event_day or w.start
         if w.start is not None and hint is None:
             hint = w.start
+    today = at.astimezone(ZoneInfo(tz)).date()
     for m in _NTH.finditer(sent):
-        day = _next_day_of_month(int(m["d"]), at, tz)
+        earlier = (said or {}).get(int(m["d"]))
+        day = earlier if earlier is not None and earlier >= today else _next_day_of_month(int(m["d"]), at, tz)
         if day:
             edits.append((m.end(), f" ({day.day} {_MONTH_NAMES[day.month - 1]} {day.year})"))
             hint = hint or dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)

@@ -58,6 +58,11 @@ _ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing 
 _ONE_ANSWER = re.compile(r"^\s*(?:what|which|who|where|when|how much|how many|how old)(?:\s+(?:is|was)\b|['’]s\b)"
                          r"|^\s*how (?:much|many)\b", re.I)
 ONE_ANSWER_FLOOR = 0.45
+# "How much does the roof repair cost?": the answer is an amount of money.
+_HOW_MUCH = re.compile(r"\bhow much\b|^\W*(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
+                       r"paid|pay|charged?)\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|NZD|AUD|CAD|CHF|NOK|SEK|DKK|JPY|kr|kroner|"
+                    r"dollars?|euros?|pounds?|bucks)\b", re.I)
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
@@ -248,6 +253,7 @@ class _Ranker:
         self.explain = False  # build the list of cut facts (only --explain reads it)
         self.people = people_in(query, snap)
         self.asks_when = bool(_WHEN.search(query))
+        self.asks_amount = bool(_HOW_MUCH.search(query))
         self.bm25: dict[str, float] = {}
         self.cos: dict[str, float] = {}
         self.alias: dict[str, float] = {}
@@ -525,7 +531,8 @@ class _Ranker:
         return doc.superseded or replaced_day(self.snap, doc, ITEM_KINDS)
 
     def _focus(self, doc: Doc) -> float:
-        """Questions about a person prefer what that person said; "when" questions prefer dated facts."""
+        """Questions about a person prefer what that person said; "when" questions prefer dated facts,
+        "how much" ones facts that state an amount of money."""
         factor = 1.0
         if self.people:
             who = speaker_of(doc.text).lower()
@@ -534,6 +541,8 @@ class _Ranker:
             elif who and not any(p in doc.text.lower() for p in self.people):
                 factor *= PEOPLE_MISS
         if self.asks_when and (doc.kind == "event" or _DATED.search(doc.text)):
+            factor *= 1.15
+        if self.asks_amount and _MONEY.search(doc.text):
             factor *= 1.15
         return factor
 
