@@ -159,9 +159,9 @@ def _opening(cand: Candidate, by_id: dict[str, Turn]) -> list[str] | None:
     """Where a subject opens mid-turn on a list cue ("Good idea, she could stay over. Second thing:
     the car."), the turn from the cue on: its facts alone have lost the item ("the car"), which
     names the subject. None when it opens no such way."""
-    first = cand.units[0].turn if cand.units else None
-    m = SWITCH.search(by_id[first.id].content) if first is not None and first.id in by_id else None
-    return [first.content[m.start():].lstrip(" .!?")] if m and m.start() > 0 and first is not None else None
+    first = by_id.get(cand.units[0].turn.id) if cand.units else None
+    m = SWITCH.search(first.content) if first is not None else None
+    return [first.content[m.start():].lstrip(" .!?")] if first is not None and m and m.start() > 0 else None
 
 
 def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans: set[str],

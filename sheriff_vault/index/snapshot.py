@@ -37,8 +37,9 @@ class Snapshot:
     speakers: set[str] = field(default_factory=set)
     dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     speaker_count: dict[str, int] | None = field(default=None, repr=False)
-    # What a reader works out once per generation and per topic (retrieval/current.py's replaced
-    # values): a patched snapshot is a new object, so nothing here outlives the documents it read.
+    # What readers work out once per generation (retrieval/current.py's replaced values per topic,
+    # the ANN lookups of Index.dense): a patched snapshot is a new object, so nothing here outlives
+    # the documents it was worked out from.
     memo: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
 
@@ -68,8 +69,6 @@ class Snapshot:
         path = self.by_id.get(ref)
         return self.topics.get(path) if path else None
 
-    # Lookups recall needs on every query, built once per snapshot (a patched one builds its own),
-    # so a query's cost does not grow with every document and topic in the vault.
     def rows_of_keys(self, keys: np.ndarray) -> np.ndarray:
         """The live matrix rows (sorted) whose vectors are these cache rows (an ANN graph's keys);
         several documents may share one vector."""
@@ -87,6 +86,8 @@ class Snapshot:
         rows = np.unique(rows)
         return rows[~np.isin(rows, self.dead)] if len(self.dead) else rows
 
+    # Lookups recall needs on every query, built once per snapshot (a patched one gets them patched,
+    # see _carry_lookups), so a query's cost does not grow with every document and topic in the vault.
     @cached_property
     def docs_of_topic(self) -> dict[str, list[Doc]]:
         out: dict[str, list[Doc]] = {}
