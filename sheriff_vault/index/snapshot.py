@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ class Snapshot:
     # What readers work out once per generation (retrieval/current.py's replaced values per topic,
     # the ANN lookups of Index.dense): a patched snapshot is a new object, so nothing here outlives
     # the documents it was worked out from.
-    memo: dict[str, dict] = field(default_factory=dict, repr=False, compare=False)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
 
     def __post_init__(self) -> None:
