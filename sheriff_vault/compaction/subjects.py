@@ -32,6 +32,10 @@ SWITCH = re.compile(
     r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|now|then)\b[,!.]?\s+){0,2}"
     r"(?:second|third|fourth|fifth|next|last|final)(?:ly)?(?:\s+(?:thing|point|item|one|question|topic|issue))?"
     r"\s*[,:;!-]|"
+    # "And chess: I'm tournament director...", "Also my tooth:": a turn that opens on a heading
+    r"^\W*(?:and|also|plus|oh and)\s+(?:my\s+|the\s+|our\s+)?"
+    r"(?!(?:then|so|yes|no|now|that|this|it|thanks|ok|okay)\b|that's|it's)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?\s*(?::(?!\S)|\.(?=\s+\S+\s+\S+\s+\S))|"
     # "Number two: choir.", "Ok so number one, we're buying a campervan", "#3:"
     r"(?:^|[.!?]\s+)\W*(?:(?:ok|okay|so|and|right|now|then)\b[,!.]?\s+){0,2}"
     r"(?:number|no\.|item|point|#)\s?(?:one|two|three|four|five|six|[1-9])\s*[,:;!.-]|"
