@@ -143,8 +143,10 @@ class Daemon:
         its own thread (`_load_model`); documents read before it is up get their vectors after."""
         try:
             self.flush()
-            self.index.snapshot().prepare()
-            self.index.warm_ann()
+            with self.work:  # not while a stopping daemon closes the index under it
+                if not self.stopping.is_set():
+                    self.index.snapshot().prepare()
+                    self.index.warm_ann()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
         self.warm.set()
