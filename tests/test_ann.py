@@ -127,3 +127,19 @@ def test_the_next_process_reads_the_saved_graph_and_adds_only_what_it_lacks(vaul
         assert AnnIndex.restore(cache.folder, cache.instance, 128) is None
     finally:
         second.close()
+
+
+def test_a_bigger_graph_searches_wider(monkeypatch):
+    """Recall falls as the graph grows at a fixed width: above WIDEN_UP_TO vectors the width grows
+    with the square root of the size (4x the vectors, 2x the width)."""
+    from sheriff_vault.index import ann as ann_module
+
+    rows = unit_rows(np.random.default_rng(3), 400, dim=16)
+    graph = AnnIndex(16)
+    graph.add(np.arange(400), rows)
+    monkeypatch.setattr(ann_module, "WIDEN_UP_TO", 400)
+    graph.search(rows[0], 50)
+    assert graph.graph.expansion_search == 8 * 50
+    monkeypatch.setattr(ann_module, "WIDEN_UP_TO", 100)
+    graph.search(rows[0], 50)
+    assert graph.graph.expansion_search == 2 * 8 * 50
