@@ -123,8 +123,13 @@ def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ())
 CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april may
 june july august september october november december mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep
 sept oct nov dec""".split())
-UNITS = frozenset("""usd eur gbp nok sek dkk nzd aud cad chf jpy pm am ms kb mb gb tb gib mib km kg lbs pct percent
-min mins hr hrs sec secs""".split())
+CURRENCY_CODES = frozenset("usd eur gbp nok sek dkk nzd aud cad chf jpy".split())
+# How people name money after a number ("3,200 kroner", "40 bucks"): recall's "how much" questions
+# look for them, and an echo that says "NOK" for "kroner" adds nothing.
+CURRENCY_WORDS = CURRENCY_CODES | frozenset("dollar dollars buck bucks euro euros pound pounds kroner krone kronor "
+                                            "kr yen".split())
+UNITS = CURRENCY_CODES | frozenset("""pm am ms kb mb gb tb gib mib km kg lbs pct percent min mins hr hrs sec
+secs""".split())
 LEADS = frozenset("""a an the my our your his her their its this that these those some any every each another
 about into for of with at to from on in like""".split())
 

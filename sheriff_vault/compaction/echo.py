@@ -13,7 +13,7 @@ import re
 from sheriff_vault.compaction.supersede import value_pairs
 from sheriff_vault.compaction.units import Unit
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import content_words, proper_names, stem
+from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, stem
 
 _I = re.IGNORECASE
 ACK = re.compile(r"^\W*(?:noted|got it|understood|updated|okay|ok|so|right|sure|perfect|done|great|good|thanks|"
@@ -25,11 +25,9 @@ ADDS = re.compile(r"\b(?:should|would|could|might|maybe|perhaps|worth|better|try
 _NUMBER = re.compile(r"\d[\d,.]*")
 _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
-# Words an echo may say in its own way without adding anything: currency codes for "kroner" or
-# "euro", month and weekday names for "jan" or "tue".
-_NOT_INFO = frozenset("""noted updated got understood okay instead rather per each usd eur gbp nok sek dkk nzd aud cad
-chf jpy euro euros kroner krone dollars pounds january february march april may june july august september october
-november december monday tuesday wednesday thursday friday saturday sunday""".split())
+# Words an echo may say in its own way without adding anything: "NOK" for "kroner", "January" for
+# "jan", "Tuesday" for "tue".
+_NOT_INFO = frozenset("noted updated got understood okay instead rather per each".split()) | CURRENCY_WORDS | CALENDAR
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
 

@@ -27,7 +27,7 @@ from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
-from sheriff_vault.text import FILLER, STOPWORDS, excerpt, norm
+from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, excerpt, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -61,8 +61,7 @@ ONE_ANSWER_FLOOR = 0.45
 # "How much does the roof repair cost?": the answer is an amount of money.
 _HOW_MUCH = re.compile(r"\bhow much\b|^\W*(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
                        r"paid|pay|charged?)\b", re.I)
-_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:USD|EUR|GBP|NZD|AUD|CAD|CHF|NOK|SEK|DKK|JPY|kr|kroner|"
-                    r"dollars?|euros?|pounds?|bucks)\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:" + "|".join(sorted(CURRENCY_WORDS)) + r")\b", re.I)
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
