@@ -671,7 +671,7 @@ def table(results: dict[str, dict]) -> str:
          lambda r: f"{r['daemon_memory_end_mb'].get('VmRSS')} ({r['daemon_memory_end_mb'].get('VmHWM')})"),
         ("`vault sleep` 300 turns, daemon up, s (median; runs)",
          lambda r: f"{r['sleep_with_daemon']['seconds']} ({r['sleep_with_daemon'].get('runs')})"),
-        ("ANN (usearch HNSW, f16): vectors (in the graph) / build s / MB", lambda r: f"{r['ann']['vectors']:,} "
+        ("ANN (usearch HNSW, int8): vectors (in the graph) / build s / MB", lambda r: f"{r['ann']['vectors']:,} "
          f"({r['ann'].get('graph_vectors', r['ann']['vectors']):,}) / {r['ann']['build_s']} / {r['ann']['memory_mb']}"),
         ("**ANN recall@10 vs exact** (k=10 / top 10 of k=200; target 0.98)",
          lambda r: f"**{r['ann']['recall_at_10']} / {r['ann']['recall_at_10_of_200']}**"),

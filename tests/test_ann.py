@@ -29,8 +29,10 @@ def test_the_graph_finds_the_exact_nearest_rows_of_a_random_set():
     queries = matrix[rng.integers(0, len(matrix), 60)] + 0.02 * rng.standard_normal((60, 384)).astype(np.float32)
     hits = 0
     for q in queries:
+        # As Index.dense asks it: 200 candidates from the int8 graph, re-scored exactly.
         exact = set(np.argsort(-(matrix @ q))[:10].tolist())
-        hits += len(exact & set(ann.search(q, 10).tolist()))
+        found = ann.search(q, 200)
+        hits += len(exact & set(found[np.argsort(-(matrix[found] @ q))[:10]].tolist()))
     assert hits / (10 * len(queries)) >= 0.98
 
 
@@ -53,6 +55,19 @@ def test_dense_search_with_the_graph_agrees_with_exact_search(vault: Vault):
             assert [d for d, _ in fast] == [d for d, _ in exact]
             np.testing.assert_allclose([s for _, s in fast], [s for _, s in exact], atol=1e-5)
         assert index._ann is not None and index._ann.size == len(set(snap.cache_rows.tolist()))
+        # Above the threshold the snapshot holds no vectors: it reads them from the cache, and
+        # exact search there answers as a snapshot holding them all does.
+        assert not snap.held and snap.matrix.shape[0] == 0
+        holding = Index(Vault(vault.root))
+        holding.cfg.retrieval.ann_threshold = 0
+        try:
+            assert holding.snapshot().held and holding.snapshot().matrix.shape[0] == len(snap.vec_ids)
+            qvec = index.embed_query("the party budget")
+            held, read = holding.dense(qvec, limit=20), index.dense(qvec, limit=20, exact=True)
+            assert [d for d, _ in held] == [d for d, _ in read]
+            np.testing.assert_allclose([s for _, s in held], [s for _, s in read], atol=1e-6)
+        finally:
+            holding.close()
     finally:
         index.close()
 
@@ -143,3 +158,19 @@ def test_a_bigger_graph_searches_wider(monkeypatch):
     monkeypatch.setattr(ann_module, "WIDEN_UP_TO", 100)
     graph.search(rows[0], 50)
     assert graph.graph.expansion_search == 2 * 8 * 50
+
+
+def test_a_graph_saved_with_other_settings_is_built_again(tmp_path):
+    """A graph stored as float16 (before int8) is not read as if it were int8: restore declines it
+    and the daemon builds a new one."""
+    from sheriff_vault.index.ann import DTYPE
+
+    rows = unit_rows(np.random.default_rng(5), 200, dim=16)
+    for dtype, restored in (("f16", False), (DTYPE, True)):
+        graph = AnnIndex(16, dtype=dtype)
+        graph.add(np.arange(200), rows)
+        graph.save(tmp_path, "cache-1")
+        again = AnnIndex.restore(tmp_path, "cache-1", 16)
+        assert (again is not None) == restored
+        if again is not None:
+            assert again.size == 200 and again.search(rows[7], 1).tolist() == [7]

@@ -4,6 +4,7 @@ version, against a real index over hundreds of random edits, is in test_syntheti
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sheriff_vault.index.docs import Doc
 from sheriff_vault.index.snapshot import Snapshot, Tail, Update, patched, spare_rows
@@ -114,9 +115,10 @@ def test_topic_rows_read_back_as_written():
 
     written = [TopicRow("topics/a.md", "id-a", "Party", "party", "the party", ["fest", 'say "hi"'],
                         "2026-01-01", "2026-02-01", 1.5, 3, True, [{"to": "b", "type": "RELATED"}], ["plan"],
-                        2, [[1767225600, 1767312000, 1]]),
-               TopicRow("topics/b.md", "id-b", "B", "b", "", [], "", "", 0.0, 0, False, [], [], 0, [])]
+                        2, "[[1767225600, 1767312000, 1]]"),
+               TopicRow("topics/b.md", "id-b", "B", "b", "", [], "", "", 0.0, 0, False, [], [], 0, "[]")]
     assert topics_from_rows(t.row() for t in written) == written
+    assert [t.windows for t in written] == [[[1767225600, 1767312000, 1]], []]
     assert topics_from_rows([]) == []
 
 
@@ -132,3 +134,71 @@ def test_cache_rows_lead_back_to_every_live_row_that_shares_the_vector():
     assert after.rows_of_keys(np.array([7])).tolist() == [0]  # row 2 is dead
     assert after.rows_of_keys(np.array([3])).tolist() == [1, 4]
     assert snap.rows_of_keys(np.array([7])).tolist() == [0, 2]  # the base is untouched
+
+
+def held_and_unheld(tmp_path, n: int) -> tuple[Snapshot, Tail | None, Snapshot]:
+    """The same snapshot twice: holding its vectors, and reading them from a real vector cache."""
+    from sheriff_vault.index.vectors import VectorCache
+
+    cache = VectorCache(tmp_path, "model", DIM)
+    rows = cache.ensure([(f"h{i}", f"text {i}") for i in range(n + 40)],
+                        lambda batch: np.stack([vec(int(t.split()[1])) for t in batch]))
+    held, tail = base_snapshot(n)
+    keys = np.array([rows[f"h{i}"] for i in range(n)], dtype=np.int64)
+    held = Snapshot(1, held.docs, {}, [], held.vec_ids, held.matrix, {}, None, cache_rows=keys)
+    unheld = Snapshot(1, held.docs, {}, [], held.vec_ids, np.zeros((0, DIM), np.float32), {}, None,
+                      cache_rows=keys, source=cache.matrix)
+    return held, tail, unheld
+
+
+def test_a_snapshot_without_a_matrix_reads_the_same_vectors_from_the_cache(tmp_path):
+    held, _, unheld = held_and_unheld(tmp_path, 30)
+    assert held.held and not unheld.held
+    for rows in ([5, 0, 29, 5], [], list(range(30)), [28, 3]):
+        assert np.array_equal(unheld.vectors_at(rows), held.vectors_at(rows))
+    q = np.array([0.5, -1.0, 2.0, 0.25], dtype=np.float32)
+    assert np.array_equal(unheld.scores(q, block=7), held.matrix @ q)
+    assert np.array_equal(unheld.all_vectors(), held.matrix)
+
+
+def test_patching_a_snapshot_without_a_matrix_keeps_ids_and_cache_rows_only(tmp_path):
+    held, tail, unheld = held_and_unheld(tmp_path, 8)
+    new = Update(2, ["d1"], [doc("n1")], {}, set(), None, ["n1"], None, [int(unheld.cache_rows[0]) + 35])
+    after, new_tail = patched(unheld, new, None, {}, None)
+    assert new_tail is None and not after.held and after.matrix.shape == (0, DIM)
+    assert after.vec_ids[-1] == "n1" and list(after.dead) == [1] and after.vectors == 8
+    assert np.array_equal(after.vectors_at([after.row_of["n1"]]), np.stack([vec(35)]))
+    # A quarter dead: the ids and cache rows are compacted, the vectors still found.
+    more = Update(3, ["d2", "d3"], [doc("n2")], {}, set(), None, ["n2"], None, [int(unheld.cache_rows[0]) + 36])
+    last, _ = patched(after, more, None, {}, None)
+    assert len(last.dead) == 0 and last.vec_ids == ["d0", "d4", "d5", "d6", "d7", "n1", "n2"]
+    assert np.array_equal(last.all_vectors(), np.stack([vec(i) for i in (0, 4, 5, 6, 7, 35, 36)]))
+
+
+def test_the_cache_reads_scattered_and_neighbouring_rows_alike(tmp_path):
+    """One read per run of near rows, one per far row: both give the rows asked for, in order."""
+    from sheriff_vault.index.vectors import VectorCache
+
+    cache = VectorCache(tmp_path, "model", DIM)
+    cache.ensure([(f"h{i}", f"text {i}") for i in range(200)],
+                 lambda batch: np.stack([vec(int(t.split()[1])) for t in batch]))
+    for rows in ([199, 0, 100, 3, 3], list(range(0, 200, 17)), list(range(50, 90)), [7]):
+        assert np.array_equal(cache.matrix(np.array(rows), gap=4), np.stack([vec(r) for r in rows]))
+    with pytest.raises(ValueError, match="no cached vector"):
+        cache.matrix(np.array([3, -1]))
+
+
+def test_collection_pauses_while_a_snapshot_is_made_and_resumes_after_even_on_error():
+    import gc
+
+    from sheriff_vault.index.snapshot import gc_paused
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            assert not gc.isenabled()
+            with gc_paused():
+                pass
+            assert not gc.isenabled()  # an inner pause does not end the outer one
+            raise RuntimeError("load failed")
+    assert gc.isenabled()

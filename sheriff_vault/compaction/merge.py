@@ -110,11 +110,12 @@ def targets_from(snap: Snapshot) -> list[Target]:
         elif doc.kind in ("fact", "loop", "event"):
             rows.setdefault(doc.topic_path, []).append(i)
     out = []
+    matrix = snap.all_vectors() if rows else np.zeros((0, 1), np.float32)
     for path, topic in snap.topics.items():
         names, owner, entities = _naming(topic.name, tuple(topic.aliases))
-        said = (dt.datetime.fromtimestamp(w[0], dt.UTC) for w in topic.item_windows[-20:])
+        said = (dt.datetime.fromtimestamp(w[0], dt.UTC) for w in topic.windows[-20:])
         dates = [d for d in (topic.last_seen_at, *said) if d]
-        vecs = snap.matrix[rows[path]] if path in rows and len(snap.matrix) else np.zeros((0, 1), np.float32)
+        vecs = matrix[rows[path]] if path in rows and len(matrix) else np.zeros((0, 1), np.float32)
         out.append(Target(path, topic.topic_id, set(names), set(entities), dates, vecs, owner=owner,
                           one_liner=heads.get(path, -1), size=len(rows.get(path, []))))
     return out

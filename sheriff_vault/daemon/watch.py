@@ -7,6 +7,7 @@ stay loaded, and recall over the Unix socket flushes pending changes first.
 """
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import logging.handlers
@@ -149,6 +150,11 @@ class Daemon:
                     self.index.warm_ann()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
+        # What is loaded now lives as long as the daemon: out of the collector's sight, a full
+        # collection no longer walks a big vault's millions of objects in the middle of a question.
+        gc.collect()
+        gc.freeze()
+        _return_free_memory()
         self.warm.set()
 
     def _load_model(self) -> None:
@@ -425,3 +431,14 @@ def _logger(vault: Vault) -> logging.Logger:
         log.setLevel(logging.INFO)
         log.propagate = False
     return log
+
+
+def _return_free_memory() -> None:
+    """Give the heap the load freed back to the system (glibc keeps it otherwise: 14 MB of a 50k
+    vault's daemon); elsewhere nothing to do."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

@@ -2,7 +2,8 @@
 
 Below `retrieval.ann_threshold` vectors (default 100,000) dense search stays the exact, vectorised
 cosine over the snapshot's matrix (Index.dense). Above it the graph answers in a few milliseconds
-whatever the size, and Index.dense re-scores its candidates against the exact matrix, so the
+whatever the size, and Index.dense re-scores its candidates against their exact vectors (read
+from the cache: a snapshot that big holds no matrix, see index/snapshot.py), so the
 scores and their order are the exact ones for every document it returns; only a near neighbour
 the graph misses can be lost (recall@10 against exact search is printed by
 benchmarks/recall_speed.py).
@@ -15,9 +16,12 @@ minute at 50k topics. Each vector is in it once, however many documents share it
 exact duplicates poorly).
 
 Why usearch: one small wheel (a few MB, numpy only), a single-header C++ HNSW that adds vectors
-incrementally and stores them as float16 (half the memory of a float32 copy; the exact re-score
-keeps full precision). hnswlib needs a compiler on many platforms and stores float32 only;
-faiss-cpu is ~30 MB and its HNSW cannot add to an index built with other settings as cheaply.
+incrementally and stores them as int8 (a quarter of a float32 copy; the exact re-score keeps full
+precision). At 50k topics (206k distinct vectors) int8 took 178 MB against float16's 306 MB,
+built in 24 s against 39 s and searched in 4.2 ms against 5.4, with recall@10 against exact 0.988
+against 0.99 (benchmarks/RESULTS.md, issue 14 part 6). hnswlib needs a compiler on many platforms
+and stores float32 only; faiss-cpu is ~30 MB and its HNSW cannot add to an index built with other
+settings as cheaply.
 """
 from __future__ import annotations
 
@@ -46,12 +50,13 @@ WIDEN_UP_TO = 200_000
 # A graph holding this share of vectors no document uses any more is built again from the live ones.
 STALE = 0.25
 GRAPH, ABOUT = "graph.usearch", "graph.json"
+DTYPE = "i8"  # how the graph stores its vectors (see the module docstring)
 
 
 class AnnIndex:
     """An HNSW graph whose keys are embedding-cache rows (see the module docstring)."""
 
-    def __init__(self, dim: int, dtype: str = "f16", threads: int = 0, *,
+    def __init__(self, dim: int, dtype: str = DTYPE, threads: int = 0, *,
                  connectivity: int = CONNECTIVITY, widen: int = WIDEN) -> None:
         load_runtime()  # before usearch: see its doc
         from usearch.index import Index as Usearch
@@ -60,6 +65,7 @@ class AnnIndex:
         self.threads = threads
         self.widen = widen
         self.connectivity = connectivity
+        self.dtype = dtype
         self.graph: Any = Usearch(ndim=dim, metric="cos", dtype=dtype, connectivity=connectivity,
                                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         self.held = np.zeros(0, dtype=bool)  # held[r]: cache row r is in the graph
@@ -125,7 +131,7 @@ class AnnIndex:
         finally:
             tmp.unlink(missing_ok=True)
         atomic_write(folder / ABOUT, json.dumps({"cache": cache_id, "dim": self.dim, "size": self.size,
-                                                 "connectivity": self.connectivity}))
+                                                 "connectivity": self.connectivity, "dtype": self.dtype}))
         self.saved_size = self.size
 
     @classmethod
@@ -133,7 +139,8 @@ class AnnIndex:
         """The graph saved for this cache with these settings, or None."""
         try:
             about = json.loads((folder / ABOUT).read_text(encoding="utf-8"))
-            if (about.get("cache"), about.get("dim"), about.get("connectivity")) != (cache_id, dim, CONNECTIVITY):
+            if ((about.get("cache"), about.get("dim"), about.get("connectivity"), about.get("dtype", "f16"))
+                    != (cache_id, dim, CONNECTIVITY, DTYPE)):
                 return None
             ann = cls(dim, threads=threads)
             ann.graph.load(str(folder / GRAPH))

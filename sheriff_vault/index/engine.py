@@ -42,7 +42,16 @@ from sheriff_vault.index.docs import (
     topics_from_rows,
 )
 from sheriff_vault.index.embed import Embedder, EmbeddingUnavailable
-from sheriff_vault.index.snapshot import Snapshot, Tail, Update, by_id, docs_from_rows, patched, spare_rows
+from sheriff_vault.index.snapshot import (
+    Snapshot,
+    Tail,
+    Update,
+    by_id,
+    docs_from_rows,
+    gc_paused,
+    patched,
+    spare_rows,
+)
 from sheriff_vault.index.vectors import VectorCache
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.locks import FileLock
@@ -550,30 +559,53 @@ class Index:
             gen = self.generation
             if self._snapshot is not None and self._snapshot.generation == gen:
                 return self._snapshot
-            return self._load(gen)
+            with gc_paused():
+                return self._load(gen)
 
     def _load(self, gen: int) -> Snapshot:
-        db = self.db
-        self._strings = {}
-        docs, hashes = docs_from_rows(db.execute(f"SELECT {DOC_COLUMNS}, vec FROM docs"), self._strings)
-        topics = {t.path: t for t in topics_from_rows(db.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
-        events = [EventRow(*r) for r in db.execute("SELECT * FROM events ORDER BY at")]
-        vec_ids: list[str | None] = []
+        """Every document, topic and event of the current generation, read in one transaction on a
+        connection of its own (so the generation named is the one read), each document with the
+        cache row of its vector joined in by SQLite rather than looked up in Python."""
+        con = sqlite3.connect(self.folder / "state.db", timeout=30)
+        try:
+            has_vectors = con.execute("SELECT 1 FROM docs WHERE vec IS NOT NULL LIMIT 1").fetchone()
+            cache = self.vectors() if has_vectors else None
+            if cache is not None:
+                con.execute("ATTACH DATABASE ? AS vc", (str(cache.folder / "vectors.db"),))
+            # Read through a memory map, not a read call per page (the join's lookups, 300k at 50k
+            # topics, were a fifth slower); nothing truncates these files in place (a rebuild
+            # removes them), so a mapping cannot lose its pages. It ends with the connection.
+            for schema in ("main", "vc") if cache is not None else ("main",):
+                con.execute(f"PRAGMA {schema}.mmap_size = {1 << 30}")
+            con.execute("BEGIN")
+            gen = int(con.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+            head = (con.execute("SELECT value FROM meta WHERE key='head'").fetchone() or [""])[0] or None
+            self._strings = {}
+            query = (f"SELECT {DOC_COLUMNS}, coalesce(v.row, -1) FROM docs d LEFT JOIN vc.vec v ON v.hash = d.vec"
+                     if cache is not None else f"SELECT {DOC_COLUMNS}, -1 FROM docs")
+            docs, vec_ids, rows = docs_from_rows(con.execute(query), self._strings,
+                                                 cache.rows_on_disk() if cache is not None else 0)
+            topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
+            events = [EventRow(*r) for r in con.execute("SELECT * FROM events ORDER BY at")]
+            speakers = dict(con.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
+        finally:
+            con.close()
         matrix = np.zeros((0, 1), dtype=np.float32)
-        cache_rows = np.zeros(0, dtype=np.int64)
-        cache = self.vectors() if hashes else None
+        cache_rows = np.array(rows, dtype=np.int64)
+        source = None
         if cache is not None:
-            rows = cache.lookup(list(hashes.values()))
-            vec_ids = [d for d, h in hashes.items() if h in rows]
-            if vec_ids:
+            threshold = self.cfg.retrieval.ann_threshold
+            if threshold and len(vec_ids) >= threshold:  # the graph answers; see Snapshot
+                matrix = np.zeros((0, cache.dim), dtype=np.float32)
+                source = cache.matrix
+                self._tail = None
+            elif vec_ids:
                 buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
-                cache_rows = np.array([rows[h] for h in hashes.values() if h in rows], dtype=np.int64)
                 matrix = cache.matrix(cache_rows, out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
-        speakers = dict(db.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
         self._tindex.reload()
-        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), self.meta("head") or None,
-                                  cache_rows=cache_rows, speaker_count=speakers)
+        self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), head,
+                                  cache_rows=cache_rows, speaker_count=speakers, source=source)
         return self._snapshot
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
@@ -585,7 +617,8 @@ class Index:
         wanted = [(d.doc_id, vec_hash[d.doc_id]) for d in new_docs if d.doc_id in vec_hash]
         found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
-        fresh = cache.matrix(np.array([r for _, r in added], dtype=np.int64)) if cache is not None and added else None
+        fresh = (cache.matrix(np.array([r for _, r in added], dtype=np.int64))
+                 if cache is not None and added and base.held else None)
         snap, self._tail = patched(base, Update(generation, gone, new_docs, topics, set(touched), events,
                                                 [doc_id for doc_id, _ in added], fresh, [r for _, r in added]),
                                    self._tail, self._strings, self.meta("head") or None)
@@ -621,9 +654,9 @@ class Index:
             return None
 
     def dense(self, qvec: np.ndarray | None, limit: int = 200, *, exact: bool = False) -> list[tuple[str, float]]:
-        """Top documents by cosine similarity: brute force over the normalised matrix, or, above
+        """Top documents by cosine similarity: brute force over the normalised vectors, or, above
         `retrieval.ann_threshold` vectors (and unless `exact`), the HNSW graph's candidates
-        re-scored against the matrix (index/ann.py)."""
+        re-scored against their exact vectors (index/ann.py)."""
         snap = self.snapshot()
         if qvec is None or not snap.vec_ids:
             return []
@@ -633,11 +666,11 @@ class Index:
         rows = None if exact else self._ann_candidates(snap, qvec, k)
         if rows is None:
             rows = np.arange(len(snap.vec_ids))
-            scores = snap.matrix @ qvec
+            scores = snap.scores(qvec)
             if len(snap.dead):
                 scores[snap.dead] = -np.inf
         else:
-            scores = snap.matrix[rows] @ qvec
+            scores = snap.vectors_at(rows) @ qvec
             k = min(k, len(rows))
         # Ties at the cut and in the order go to the lower row, so the answer does not depend on
         # how the matrix is laid out (a patched snapshot and a fresh load give the same list).
@@ -708,7 +741,7 @@ class Index:
         added = 0
         for i in range(0, len(rows), chunk):
             part = rows[i : i + chunk]
-            added += ann.add(snap.cache_rows[part], snap.matrix[part])
+            added += ann.add(snap.cache_rows[part], snap.vectors_at(part))
         return added
 
     def _start_ann_build(self, snap: Snapshot) -> None:

@@ -3,8 +3,10 @@ recall reads, and how a small update patches it without loading everything again
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,8 +21,11 @@ from sheriff_vault.text import norm
 class Snapshot:
     """An immutable in-memory view of one index generation; recall reads only this.
 
-    Row i of `matrix` is the vector of document `vec_ids[i]`, row `cache_rows[i]` of the embedding
-    cache (-1: not known; the ANN graph is keyed by cache rows). A snapshot patched after a small
+    Document `vec_ids[i]` has the vector in row `cache_rows[i]` of the embedding cache (-1: not
+    known; the ANN graph is keyed by cache rows) and, when the snapshot holds its vectors, in row i
+    of `matrix`. Above the ANN threshold it holds none (`matrix` has no rows; at 50k topics a copy
+    is 460 MB and a third of the load): `vectors_at` reads the few rows a question needs from the
+    cache through `source`. A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
     order a full load from the database gives, so both rank ties the same way.
@@ -43,6 +48,7 @@ class Snapshot:
     # the documents it was worked out from.
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -60,11 +66,39 @@ class Snapshot:
     def prepare(self) -> None:
         """Build the lookups recall reads (below), so the first question after a load does not
         wait for them: at 50k topics they take a second."""
-        self.docs_of_topic, self.names, self.longest_name, self.events_of_topic, self.times  # noqa: B018
+        with gc_paused():
+            self.docs_of_topic, self.names, self.longest_name, self.events_of_topic, self.times  # noqa: B018
 
     @property
     def vectors(self) -> int:
         return len(self.vec_ids) - len(self.dead)
+
+    @property
+    def held(self) -> bool:
+        """Whether `matrix` holds every row (else they are read from the cache on demand)."""
+        return self.matrix.shape[0] == len(self.vec_ids) or self.source is None
+
+    def vectors_at(self, rows: np.ndarray | list[int]) -> np.ndarray:
+        """The vectors of these rows, one per row, as float32."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.held:
+            return self.matrix[rows]
+        assert self.source is not None
+        return self.source(self.cache_rows[rows])
+
+    def scores(self, qvec: np.ndarray, block: int = 16384) -> np.ndarray:
+        """Cosine of `qvec` with every row (dead ones included): a product with the matrix, or
+        the cache read a block at a time when the snapshot holds no vectors."""
+        if self.held:
+            return self.matrix @ qvec
+        out = np.empty(len(self.vec_ids), dtype=np.float32)
+        for i in range(0, len(out), block):
+            out[i : i + block] = self.vectors_at(np.arange(i, min(i + block, len(out)))) @ qvec
+        return out
+
+    def all_vectors(self) -> np.ndarray:
+        """Every row's vector (a copy when the snapshot holds none): for work that reads them all."""
+        return self.matrix if self.held else self.vectors_at(np.arange(len(self.vec_ids)))
 
     def topic_by_ref(self, ref: str) -> TopicRow | None:
         path = self.by_id.get(ref)
@@ -127,6 +161,20 @@ class Snapshot:
         return TimeTable.of(self)
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a snapshot's millions of objects are made: each
+    collection would walk all made so far (at 50k topics half a second of a two-second load),
+    and none of them is garbage."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 # A fact whose dates span more than this many times a question's window says too little about it
 # to be in it: "moving the database this month" did not happen "on Saturday".
 COARSER = 7
@@ -159,7 +207,8 @@ class TimeTable:
         paths = sorted(snap.topics)
         index = {p: i for i, p in enumerate(paths)}
         last = [t.last_seen_at.timestamp() if t.last_seen_at else np.nan for t in (snap.topics[p] for p in paths)]
-        items = [(i, *w) for i, p in enumerate(paths) for w in snap.topics[p].item_windows]
+        decoded = json.loads("[" + ",".join(snap.topics[p].item_windows for p in paths) + "]")
+        items = [(i, *w) for i, windows in enumerate(decoded) for w in windows]
         events = [(index[e.topic_path], epoch(e.at)) for e in snap.events if e.topic_path in index]
         items_arr = np.array(items, dtype=np.float64).reshape(-1, 4)
         events_arr = np.array(events, dtype=np.float64).reshape(-1, 2)
@@ -208,21 +257,25 @@ def _patch_by_id(base: Snapshot, topics: dict[str, TopicRow], update: Update) ->
     return out
 
 
-def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str]) -> tuple[dict[str, Doc], dict[str, str]]:
-    """Documents from index rows (docs.DOC_COLUMNS, then the vector hash), sharing strings as
-    share_strings does, and doc_id -> vector hash for those that have one. Built in one loop, as
-    a snapshot load at 50k topics makes 300k of them."""
+def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str],
+                   cached: int) -> tuple[dict[str, Doc], list[str | None], list[int]]:
+    """Documents from index rows (docs.DOC_COLUMNS, then the embedding-cache row of the vector or
+    -1), sharing strings as share_strings does; and the ids and cache rows of those whose vector
+    is among the `cached` rows the cache file holds. Built in one loop, as a snapshot load at 50k
+    topics makes 300k of them."""
     one = strings.setdefault
     docs: dict[str, Doc] = {}
-    hashes: dict[str, str] = {}
-    for doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, vec in rows:
+    vec_ids: list[str | None] = []
+    cache_rows: list[int] = []
+    for doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, row in rows:
         mentions = mentions or "[]"
         docs[doc_id] = Doc(doc_id, one(kind, kind), one(path, path), one(topic_path, topic_path), text,
                            one(topic_text, topic_text), one(date, date), line, cites, bool(done),
                            one(mentions, mentions), superseded or "")
-        if vec:
-            hashes[doc_id] = vec
-    return docs, hashes
+        if 0 <= row < cached:
+            vec_ids.append(doc_id)
+            cache_rows.append(row)
+    return docs, vec_ids, cache_rows
 
 
 def share_strings(doc: Doc, strings: dict[str, str]) -> Doc:
@@ -281,7 +334,7 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     events = base.events if update.events is None else update.events
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
     snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
-                    row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows)
+                    row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source)
     _carry_lookups(base, snap, update)
     return snap, tail
 
@@ -363,7 +416,8 @@ def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail
                 ) -> tuple[list[str | None], np.ndarray, np.ndarray, dict[str, int], Tail | None, np.ndarray]:
     """Vectors of new documents go into the spare rows after the base's matrix (the base only ever
     sees its own rows); rows of gone documents are marked dead. When there is no spare room or a
-    quarter of the rows are dead, the live rows are copied into a new buffer."""
+    quarter of the rows are dead, the live rows are copied into a new buffer. A snapshot that holds
+    no vectors (see Snapshot) gets only the new rows' ids and cache rows."""
     vec_ids: list[str | None] = list(base.vec_ids)
     for row in dead_rows:
         vec_ids[row] = None
@@ -372,7 +426,18 @@ def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail
     cache_rows = base.cache_rows
     compacted = False
     fresh, added = update.vectors, update.vector_ids
-    if fresh is not None and added:
+    if added and not base.held:
+        if len(dead) * 4 > len(vec_ids) + len(added):
+            live = np.ones(len(vec_ids), dtype=bool)
+            live[dead] = False
+            vec_ids = [d for d in vec_ids if d is not None]
+            cache_rows = cache_rows[live]
+            dead = np.zeros(0, dtype=np.int64)
+            compacted = True
+        vec_ids += added
+        keys = update.cache_rows if update.cache_rows is not None else [-1] * len(added)
+        cache_rows = np.concatenate([cache_rows, np.asarray(keys, dtype=np.int64)])
+    elif fresh is not None and added:
         used = matrix.shape[0]
         buffer = matrix.base if isinstance(matrix.base, np.ndarray) else None
         roomy = (buffer is not None and tail is not None and tail.buffer is buffer and tail.used == used

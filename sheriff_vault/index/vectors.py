@@ -32,7 +32,6 @@ class VectorCache:
         self.db.commit()
         # Names this cache's rows: a graph keyed by them (index/ann.py) is only valid for it.
         self.instance: str = self.db.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()[0]
-        self._mm: np.ndarray | None = None
 
     @staticmethod
     def known_dim(folder: Path, model_id: str) -> int | None:
@@ -58,7 +57,7 @@ class VectorCache:
     def row_bytes(self) -> int:
         return self.dim * 4
 
-    def _rows_on_disk(self) -> int:
+    def rows_on_disk(self) -> int:
         try:
             return self.data_path.stat().st_size // self.row_bytes
         except FileNotFoundError:
@@ -67,7 +66,7 @@ class VectorCache:
     def lookup(self, hashes: Sequence[str]) -> dict[str, int]:
         """Rows of the hashes already cached (rows past the end of the file, from a crash, are ignored)."""
         out: dict[str, int] = {}
-        limit = self._rows_on_disk()
+        limit = self.rows_on_disk()
         unique = list(dict.fromkeys(hashes))
         if len(unique) * 4 >= limit:  # most of the cache: one scan beats hundreds of IN queries
             wanted = set(unique)
@@ -115,15 +114,16 @@ class VectorCache:
             fh.write(vecs.tobytes())
             fh.flush()
             os.fsync(fh.fileno())
-        self._mm = None
         return start
 
-    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None, gap: int = 16) -> np.ndarray:
         """A dense (len(rows), dim) copy of the given rows (written into `out` when given).
 
-        Reads the file in order, in blocks of at most 1 MB spanning only wanted rows, instead of
-        mapping it: mapped pages count in the process's resident memory while they are touched,
-        which at 10k topics put 90 MB more on a daemon's peak memory than the copy itself.
+        Reads the file in order, one read per run of wanted rows less than `gap` rows apart (at
+        most 1 MB), instead of mapping it: mapped pages count in the process's resident memory
+        while they are touched, which at 10k topics put 90 MB more on a daemon's peak memory than
+        the copy itself. A few hundred scattered rows (a question's candidates) are as many small
+        reads; a whole snapshot's rows, which mostly follow each other, are 1 MB reads.
         """
         rows = np.asarray(rows, dtype=np.int64)
         if out is None:
@@ -132,22 +132,29 @@ class VectorCache:
             return out
         order = np.argsort(rows, kind="stable")
         wanted = rows[order]
+        if wanted[0] < 0:
+            raise ValueError(f"no cached vector for row {int(wanted[0])}")
         block = max(1, (1 << 20) // self.row_bytes)
+        # A run ends where the next wanted row is `gap` or more rows on, or a block away from its first.
+        breaks = np.flatnonzero(np.diff(wanted) >= gap) + 1
+        starts = np.concatenate([[0], breaks])
+        ends = np.concatenate([breaks, [len(wanted)]])
         with open(self.data_path, "rb") as fh:
-            i = 0
-            while i < len(wanted):
-                first = int(wanted[i])
-                j = int(np.searchsorted(wanted, first + block, side="left"))
-                last = int(wanted[j - 1])
-                fh.seek(first * self.row_bytes)
-                count = (last - first + 1) * self.dim
-                data = np.fromfile(fh, dtype=np.float32, count=count)
-                if data.size != count:
-                    raise ValueError(f"{self.data_path} is shorter than row {last}")
-                out[order[i:j]] = data.reshape(-1, self.dim)[wanted[i:j] - first]
-                i = j
+            fd = fh.fileno()
+            for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+                i = lo
+                while i < hi:
+                    first = int(wanted[i])
+                    j = min(hi, int(np.searchsorted(wanted[i:hi], first + block, side="left")) + i)
+                    last = int(wanted[j - 1])
+                    count = (last - first + 1) * self.row_bytes
+                    data = os.pread(fd, count, first * self.row_bytes)
+                    if len(data) != count:
+                        raise ValueError(f"{self.data_path} is shorter than row {last}")
+                    chunk = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
+                    out[order[i:j]] = chunk[wanted[i:j] - first]
+                    i = j
         return out
 
     def close(self) -> None:
-        self._mm = None
         self.db.close()

@@ -586,7 +586,7 @@ class _Ranker:
         rows = self.snap.row_of
         if not rows or any(d not in rows for d in doc_ids):
             return None
-        return self.snap.matrix[[rows[d] for d in doc_ids]]
+        return self.snap.vectors_at([rows[d] for d in doc_ids])
 
 
 def _attach_events(snap: Snapshot, chosen: list[TopicHit], window: timewin.Window | None) -> None:
