@@ -72,10 +72,14 @@ def test_index_reads_every_topic_and_fact_and_recall_finds_them(syn):
         index.close()
 
 
-def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
-    """Index._patched: the snapshot updated in memory after each save equals a full reload."""
+@pytest.mark.parametrize("holding", [True, False], ids=["matrix", "vectors-from-cache"])
+def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding):
+    """Index._patched: the snapshot updated in memory after each save equals a full reload, both
+    for a snapshot holding its vectors and for one above the ANN threshold, which reads them from
+    the embedding cache (searched exactly here: the graph has its own tests)."""
     syn = generate(tmp_path / "v", 40, seed=5, embedding=False, git=False)
     vault, emb = Vault(syn.root), HashEmbedder(dim=32)
+    vault.config.retrieval.ann_threshold = 0 if holding else 1
     live = Index(vault, emb)
     live.rebuild()
     live.snapshot()
@@ -115,10 +119,11 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path):
                     (b.names_of_topic, b.names, b.longest_name, b.events_of_topic)
                 assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)
                 assert np.array_equal(np.delete(a.cache_rows, a.dead), b.cache_rows) and (b.cache_rows >= 0).all()
-                assert all(np.array_equal(a.matrix[a.row_of[d]], b.matrix[b.row_of[d]]) for d in b.vec_ids)
+                assert a.held == b.held == holding
+                assert all(np.array_equal(a.vectors_at([a.row_of[d]]), b.vectors_at([b.row_of[d]])) for d in b.vec_ids)
                 for q in ("cake party", "the kitchen", "flights booked"):
                     qv = emb.encode([q])[0]
-                    assert live.dense(qv, 25) == fresh.dense(qv, 25)
+                    assert live.dense(qv, 25, exact=True) == fresh.dense(qv, 25, exact=True)
             finally:
                 fresh.close()
     finally:
