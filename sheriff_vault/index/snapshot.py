@@ -425,42 +425,19 @@ def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail
     matrix = base.matrix
     cache_rows = base.cache_rows
     compacted = False
-    fresh, added = update.vectors, update.vector_ids
-    if added and not base.held:
-        if len(dead) * 4 > len(vec_ids) + len(added):
-            live = np.ones(len(vec_ids), dtype=bool)
-            live[dead] = False
-            vec_ids = [d for d in vec_ids if d is not None]
-            cache_rows = cache_rows[live]
-            dead = np.zeros(0, dtype=np.int64)
-            compacted = True
-        vec_ids += added
-        keys = update.cache_rows if update.cache_rows is not None else [-1] * len(added)
-        cache_rows = np.concatenate([cache_rows, np.asarray(keys, dtype=np.int64)])
-    elif fresh is not None and added:
-        used = matrix.shape[0]
-        buffer = matrix.base if isinstance(matrix.base, np.ndarray) else None
-        roomy = (buffer is not None and tail is not None and tail.buffer is buffer and tail.used == used
-                 and matrix.ctypes.data == buffer.ctypes.data
-                 and buffer.shape[1] == fresh.shape[1] == matrix.shape[1] and buffer.shape[0] >= used + len(added))
-        if roomy and buffer is not None and len(dead) * 4 <= used + len(added):
-            buffer[used : used + len(added)] = fresh
-            matrix = buffer[: used + len(added)]
-            tail = Tail(buffer, used + len(added))
+    added = update.vector_ids
+    if added and (update.vectors is not None or not base.held):
+        live = np.ones(len(vec_ids), dtype=bool)
+        live[dead] = False
+        if base.held:
+            assert update.vectors is not None
+            matrix, tail, compacted = _add_vectors(matrix, update.vectors, live, tail)
         else:
-            live = np.ones(used, dtype=bool)
-            live[dead] = False
-            keep = int(live.sum())
-            buffer = np.empty((spare_rows(keep + len(added)), fresh.shape[1]), dtype=np.float32)
-            if keep:
-                np.compress(live, matrix, axis=0, out=buffer[:keep])
-            buffer[keep : keep + len(added)] = fresh
-            matrix = buffer[: keep + len(added)]
-            tail = Tail(buffer, keep + len(added))
+            compacted = len(dead) * 4 > len(vec_ids) + len(added)
+        if compacted:
             vec_ids = [d for d in vec_ids if d is not None]
             cache_rows = cache_rows[live]
             dead = np.zeros(0, dtype=np.int64)
-            compacted = True
         vec_ids += added
         keys = update.cache_rows if update.cache_rows is not None else [-1] * len(added)
         cache_rows = np.concatenate([cache_rows, np.asarray(keys, dtype=np.int64)])
@@ -475,3 +452,23 @@ def _patch_rows(base: Snapshot, update: Update, dead_rows: list[int], tail: Tail
             if added_id is not None:
                 row_of[added_id] = i
     return vec_ids, matrix, dead, row_of, tail, cache_rows
+
+
+def _add_vectors(matrix: np.ndarray, fresh: np.ndarray, live: np.ndarray,
+                 tail: Tail | None) -> tuple[np.ndarray, Tail, bool]:
+    """`matrix` with `fresh` rows after it: in its buffer's spare rows when this matrix owns them
+    and at most a quarter of its rows are dead, else the `live` rows and `fresh` copied into a new
+    buffer (the third value says so)."""
+    used, count = matrix.shape[0], len(fresh)
+    buffer = matrix.base if isinstance(matrix.base, np.ndarray) else None
+    if (buffer is not None and tail is not None and tail.buffer is buffer and tail.used == used
+            and matrix.ctypes.data == buffer.ctypes.data and buffer.shape[1] == fresh.shape[1] == matrix.shape[1]
+            and buffer.shape[0] >= used + count and (used - int(live.sum())) * 4 <= used + count):
+        buffer[used : used + count] = fresh
+        return buffer[: used + count], Tail(buffer, used + count), False
+    keep = int(live.sum())
+    buffer = np.empty((spare_rows(keep + count), fresh.shape[1]), dtype=np.float32)
+    if keep:
+        np.compress(live, matrix, axis=0, out=buffer[:keep])
+    buffer[keep : keep + count] = fresh
+    return buffer[: keep + count], Tail(buffer, keep + count), True
