@@ -560,9 +560,9 @@ class Index:
             if self._snapshot is not None and self._snapshot.generation == gen:
                 return self._snapshot
             with gc_paused():
-                return self._load(gen)
+                return self._load()
 
-    def _load(self, gen: int) -> Snapshot:
+    def _load(self) -> Snapshot:
         """Every document, topic and event of the current generation, read in one transaction on a
         connection of its own (so the generation named is the one read), each document with the
         cache row of its vector joined in by SQLite rather than looked up in Python."""
