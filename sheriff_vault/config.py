@@ -38,7 +38,7 @@ class RetrievalSettings:
     light_k: int = 6
     deep_k: int = 16
     facts_per_topic: int = 0
-    fact_floor: float = 0.1
+    fact_floor: float = 0.3
     budget: int = 4000
     tau_days: float = 45.0
     recency_floor: float = 0.5

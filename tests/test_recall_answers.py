@@ -355,3 +355,24 @@ def test_a_how_much_question_prefers_the_line_that_states_an_amount(vault, monke
     monkeypatch.setattr(ranking, "_HOW_MUCH", ranking.re.compile(r"(?!x)x"))
     without = rank_of_price()
     assert with_focus[1] > without[1] and with_focus[0] <= without[0]
+
+
+def test_the_topic_holding_the_best_fact_is_read_first():
+    """Topics are chosen by their own score, but a reader should meet the best fact first: the
+    group holding it leads, each group's facts stay in rank order."""
+    from sheriff_vault.retrieval.result import FactHit, RecallResult, TopicHit
+
+    def hit(doc_id: str, text: str, path: str) -> FactHit:
+        return FactHit(doc_id, "fact", text, "2026-03-01", [{"turns": [doc_id]}], 1.0, {}, 1, path)
+
+    party = TopicHit("topics/party.md", "t1", "Party", "", "2026-03-01", 2.0, {},
+                     [hit("p1", "Sam: The party is on Saturday.", "topics/party.md"),
+                      hit("p2", "Sam: Ana brings the cake.", "topics/party.md")])
+    venue = TopicHit("topics/venue.md", "t2", "Venue", "", "2026-02-01", 1.0, {},
+                     [hit("v1", "Sam: The venue is the boathouse.", "topics/venue.md")])
+    result = RecallResult("where is the party?", "deep", [], None, NOW, [party, venue], ["v1", "p2", "p1"])
+    text = result.render(2000)
+    assert text.index("## Venue") < text.index("## Party")
+    assert text.index("Ana brings the cake") < text.index("on Saturday")
+    other = RecallResult("where is the party?", "deep", [], None, NOW, [party, venue], ["p1", "v1", "p2"]).render(2000)
+    assert other.index("## Party") < other.index("## Venue")

@@ -148,3 +148,25 @@ def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
     bodies = [u.body for u in make_units(turns, "UTC", set())]
     assert "on the 19th (19 September 2026)" in bodies[1]
     assert "on the 30th (30 August 2026)" in bodies[2]
+
+
+def two_people(question: str, answer: str) -> list[str]:
+    turns = [Turn("user", question, at("2023-05-08T13:56:00Z"), "D1:1", "Melanie"),
+             Turn("user", answer, at("2023-05-08T13:57:00Z"), "D1:2", "Caroline")]
+    return [u.fact for u in make_units(turns, "UTC", set()) if u.turn.id == "D1:2"]
+
+
+def test_an_answer_keeps_the_question_it_answers_however_long_it_is():
+    """The question says what the answer is about ("researching adoption agencies" answers "any
+    plans for the summer?"); a short reply needs it to be read at all, a long one to be found."""
+    assert two_people("Wow, that's great. Any plans for the summer?", "Sweden.") == [
+        'Caroline, asked "Any plans for the summer?": Sweden.']
+    long = ("Researching adoption agencies, it's been a dream to have a family and give a loving home to kids "
+            "who need it.")
+    assert two_people("Any plans for the summer?", long) == [f'Caroline, asked "Any plans for the summer?": {long}']
+
+
+def test_a_question_never_pushes_the_answer_out_of_its_fact():
+    long = "I finally signed the lease on the studio space downtown after " + "weeks of back and forth " * 9 + "."
+    got = two_people("How is the studio search going?", long)
+    assert len(got) == 1 and got[0].startswith("Caroline: I finally signed")

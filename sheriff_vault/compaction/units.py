@@ -279,9 +279,11 @@ def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set
     speaker = turn.speaker
     if other and SECOND_PERSON.search(sent):
         speaker = f"{speaker} (to {other})"
-    if asked and len(sent) < 100:
-        speaker = f'{speaker}, asked "{truncate(LEAD_IN.sub("", asked), 70)}"'
     unit.body = " ".join(parts)
+    if asked:
+        with_question = f'{speaker}, asked "{truncate(LEAD_IN.sub("", asked), 70)}"'
+        if len(with_question) + 2 + len(unit.body) <= MAX_FACT_CHARS:
+            speaker = with_question
     unit.fact = truncate(f"{speaker}: {unit.body}", MAX_FACT_CHARS)
     unit.names = proper_names(sent, skip=[turn.speaker], known=known_names)
     for m in DEPENDS.finditer(sent):

@@ -37,7 +37,7 @@ WINDOW_ONLY = 300  # window topics nothing in the question matched, weighed at m
 SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is history)
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
-TOPIC_LIFT = 0.6  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
+TOPIC_LIFT = 0.4  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
 AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
 PER_PERSON = 3  # a question naming two people first shows this many of each one's best facts
 ON_SUBJECT = 0.5  # a topic this close to the best one's relevance is about what the question asks

@@ -147,9 +147,8 @@ class RecallResult:
             empty = PREAMBLE + "\n(nothing relevant in memory)\n"
             return empty if len(empty) <= budget else ""
         lines = [PREAMBLE]
-        for topic in self.topics:
-            if topic.path in chosen:
-                lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
+        for topic in self._by_best_fact(chosen):
+            lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
         if shown_earlier:
             lines += ["", EARLIER, *(f.render() for f in shown_earlier)]
         for skill in self.skills:
@@ -158,6 +157,14 @@ class RecallResult:
                 lines += ["", line]
                 used += len(line) + 2
         return "\n".join(lines) + "\n"
+
+    def _by_best_fact(self, chosen: dict[str, list[FactHit]]) -> list[TopicHit]:
+        """The shown topics, the one holding the best fact first: the reader meets the answer
+        before the context, whatever the topics' own scores."""
+        rank = {doc_id: i for i, doc_id in enumerate(self.order)}
+        first = {path: min((rank.get(f.doc_id, len(rank)) for f in facts), default=len(rank))
+                 for path, facts in chosen.items()}
+        return sorted((t for t in self.topics if t.path in chosen), key=lambda t: first[t.path])
 
     def explain(self, budget: int | None = None) -> str:
         triggers = ", ".join(f"{t.name} ({t.evidence!r})" for t in self.triggers) or "none"
