@@ -300,5 +300,5 @@ def summary_lines(report: dict) -> list[str]:
         if "answer_size" in m:
             a = m["answer_size"]
             out.append(f"{name}: answer @2000 shows {a['facts_mean']:.1f} facts under {a['topics_mean']:.1f} topics "
-                       f"on average; median single-hop answer {a['single_hop_facts_median']:.0f} facts")
+                       f"on average; median single-hop answer {a['single_hop_facts_median']:g} facts")
     return out
