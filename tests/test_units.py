@@ -60,6 +60,31 @@ def test_a_short_opening_heading_joins_the_sentence_it_announces():
     assert got == ["Sam: Grant update: Petra redid the budget table, so we're asking for 9,500 EUR."]
 
 
+@pytest.mark.parametrize("said,kept", [
+    # a short opening that says something is no heading: it stays a sentence, or is dropped
+    ("That's tough. I'm glad you're alright after the crash.", ["Sam: I'm glad you're alright after the crash."]),
+    ("Oof, that sounds hard. The insurance covers the car.", ["Sam: The insurance covers the car."]),
+    ("Thanks for asking. I'm on the hunt for a studio with natural light.",
+     ["Sam: I'm on the hunt for a studio with natural light."]),
+])
+def test_a_short_opening_that_says_something_is_no_heading(said: str, kept: list[str]):
+    assert facts(said) == kept
+
+
+@pytest.mark.parametrize("said,kept", [
+    # thanks and congratulations keep what they are for: stripped of it, the rest is nonsense
+    ("Hey, congrats on the clothing store!", ["Sam: Congrats on the clothing store!"]),
+    ("Thanks so much for the lasagne recipe, it was a hit.",
+     ["Sam: Thanks so much for the lasagne recipe, it was a hit."]),
+    ("Thanks for asking.", []),
+    # on its own, a thanks is only a lead-in
+    ("Thanks! The lasagne was a hit.", ["Sam: The lasagne was a hit."]),
+    ("We miss Lisbon so much.", ["Sam: We miss Lisbon so much."]),
+])
+def test_thanks_and_congratulations_keep_what_they_are_for(said: str, kept: list[str]):
+    assert facts(said, name="Sam") == kept
+
+
 def test_chat_written_in_lower_case_still_splits_into_sentences():
     got = facts("the deploy jobs are the scary ones. in jenkins a release manager clicks a promote button. "
                 "how do we do that in actions?")
@@ -170,3 +195,20 @@ def test_a_question_never_pushes_the_answer_out_of_its_fact():
     long = "I finally signed the lease on the studio space downtown after " + "weeks of back and forth " * 9 + "."
     got = two_people("How is the studio search going?", long)
     assert len(got) == 1 and got[0].startswith("Caroline: I finally signed")
+
+
+def test_the_question_goes_with_the_sentence_that_answers_it():
+    """"How's the dance studio?" is answered by what the reply says of the studio, not by the
+    congratulations said first; a reply sharing no word with the question gives it to its first fact."""
+    got = two_people("Last week I built a new website for the shop. How's the dance studio?",
+                     "Hey Melanie, congrats on the clothing store! The dance studio is on tenuous grounds right "
+                     "now, but I'm staying positive.")
+    assert got == ["Caroline: Congrats on the clothing store!",
+                   "Caroline, asked \"How's the dance studio?\": The dance studio is on tenuous grounds right now, "
+                   "but I'm staying positive."]
+    got = two_people("Anything new?", "I adopted a greyhound called Pepa. She sleeps all day on the sofa.")
+    assert got[0].startswith('Caroline, asked "Anything new?": I adopted a greyhound')
+    # a first fact sharing a number with the question answers it, however many words a later one shares
+    got = two_people("If I add 1.50 for packaging, what should customers in Europe pay?",
+                     "13.40 plus 1.50 is 14.90 pounds. Unless you use IOSS, customers in Europe also pay import VAT.")
+    assert got[0].startswith('Caroline, asked "If I add 1.50') and got[0].endswith("14.90 pounds.")

@@ -21,7 +21,16 @@ import numpy as np
 from sheriff_vault import timewin
 from sheriff_vault.compaction.numbers import NumberHit, numbers_in
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import BACK_REFERENCE, CONSTRAINT, content_words, proper_names, rarity, sentences, truncate
+from sheriff_vault.text import (
+    BACK_REFERENCE,
+    CONSTRAINT,
+    content_words,
+    proper_names,
+    rarity,
+    sentences,
+    stem,
+    truncate,
+)
 
 _I = re.IGNORECASE
 DECISION = re.compile(r"\b(?:decided|agreed|settled on|we chose|let'?s go with|going with|we'?ll use|let'?s use|"
@@ -50,12 +59,15 @@ REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i ne
                      r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
 LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|hiya|howdy|g'?day|kia ora|hola|bonjour|salut|ciao|hallo|moin|hej|"
-                     r"namaste|aloha|wow|whoa|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|haha|cool|great|"
-                     r"awesome|nice|so|well|thanks|thank you|thanks so much|congrats|totally|absolutely|exactly)"
-                     r"\b[,!.]*\s+)+", _I)
+                     r"namaste|aloha|wow|whoa|woah|yay|oof|ugh|yikes|phew|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|"
+                     r"haha|cool|great|awesome|nice|so|well|totally|absolutely|exactly|"
+                     # thanks and congratulations, but not what they are for: "Congrats on the store!"
+                     # stripped of "Congrats" would read as a fact of its own ("On the store!")
+                     r"(?:thanks|thank you|congrats|congratulations)(?: (?:so|very) much| a lot| a bunch)?"
+                     r"(?![,!.]*\s+(?:(?:so|very) much |a lot |a bunch )?(?:for|on|to)\b))\b[,!.]*\s+)+", _I)
 INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honestly|basically|literally|truly|"
                           r"pretty much|kind of|sort of|very|so(?= (?:\w+ful|\w+ive|\w+ous|happy|glad|proud|"
-                          r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|much|important|special|hard|tough|"
+                          r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|important|special|hard|tough|"
                           r"awesome|amazing)\b))\s+", _I)
 # Words that only acknowledge or cheer: a sentence made of them and little else is no fact.
 # Talk about the talk, not about the person's life: "this is going to be a brain dump", "I'll use you
@@ -83,12 +95,13 @@ ACKNOWLEDGE = frozenset("""kia ora hola bonjour salut ciao hallo moin hej namast
 congratulations congrats alright fine noted understood updated got gotcha agreed perfect
 excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
 time progress morning evening afternoon night hello hi hey bye goodbye cheers pic pics photo photos picture
-pictures wow aww cool awesome""".split())
+pictures wow aww cool awesome asking tough rough sucks bummer hang""".split())
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _RANGE = re.compile(r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})(?:st|nd|rd|th)?"
                     r" (?:of )?(?P<mon>" + "|".join(_MONTH_NAMES) + r")\b(?!,? \d{4})", _I)
 _FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + "|".join(_MONTH_NAMES) + r") (?P<y>(?:19|20)\d\d)\b", _I)
 _NTH = re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:" + "|".join(_MONTH_NAMES) + r")\b)", _I)
+_NOT_HEADING = frozenset("i we you he she they it that this there thanks thank congrats congratulations".split())
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
@@ -140,12 +153,13 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         other = next(iter(humans - {turn.speaker}), "") if len(humans) == 2 and turn.role == "user" else ""
         turn_units = [Unit(turn, i, " ".join(sents), at=turn.at or timewin.utcnow(), flags=flags)
                       for i, (sents, flags) in enumerate(_chunks(turn, ignore, chat))]
+        answer = _answering(asked, turn_units)
         for j, unit in enumerate(turn_units):
-            _finish(unit, tz, other, asked if j == 0 else None, known_names, said)
+            _finish(unit, tz, other, asked if j == answer else None, known_names, said)
             for m in _FULL_DATE.finditer(unit.body):
                 with contextlib.suppress(ValueError):
                     said[int(m["d"])] = dt.date(int(m["y"]), _MONTH_NAMES.index(m["mon"].title()) + 1, int(m["d"]))
-            if j == 0 and asked and ", asked \"" in unit.fact:
+            if j == answer and asked and ", asked \"" in unit.fact:
                 unit.asked_turn = asked_id
         units += turn_units
         previous = turn
@@ -185,8 +199,11 @@ def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], s
 
 
 def _is_heading(sent: str) -> bool:
+    """"Grant update.", not "That's tough." nor "Thanks for asking.": a heading names a subject; it
+    says nothing of it, so it has no pronoun to start with, no contraction and no comma."""
     words = sent.split()
-    return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d", sent) and sent.rstrip().endswith((".", ":")) \
+    return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d|,|'(?:s|re|ve|m|ll|d)\b", sent) \
+        and words[0].lower() not in _NOT_HEADING and sent.rstrip().endswith((".", ":")) \
         and not sent.rstrip().endswith("?") and bool(content_words(sent))
 
 
@@ -213,6 +230,21 @@ def name_words(names: set[str]) -> set[str]:
             if len(part) >= 3:  # "Al", "Jo": a short name has no nickname
                 found.add(part[:3] + part[2])
     return found
+
+
+def _answering(asked: str | None, units: list[Unit]) -> int:
+    """Which of a reply's facts answers the question before it: the first, unless it shares no
+    word or number with the question and a later one does ("How's the dance studio?" is answered
+    by "The studio is on shaky ground", not by the "Congrats on the store!" said first)."""
+    if not asked or len(units) < 2:
+        return 0
+    wanted = _terms(asked)
+    shared = [len(wanted & _terms(u.text)) for u in units]
+    return 0 if shared[0] else shared.index(max(shared))
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)} | set(re.findall(r"\d+(?:[.,:]\d+)?", text))
 
 
 def _question_before(previous: Turn | None, turn: Turn) -> str | None:
