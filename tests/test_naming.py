@@ -89,3 +89,16 @@ def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():
     assert opening == ["Second thing: the car. Our Touran is due for its 60,000 km service and the TÜV inspection."]
     assert name_subject(texts, [], set(), opening=opening).name == "Car"
     assert name_subject(texts, [], set()).name != "Car"
+
+
+def test_a_word_the_subject_uses_as_a_verb_titles_nothing():
+    """"I apologize" three times is no subject called "Apologize"; "the lake calms me" is about the
+    lake, not "Lake calms"; and a gerund English has no noun for keeps no bare verb."""
+    other = [["The long run is 24 km."]]
+    texts = ["I apologize, I totally forgot the bake sale.", "Don't worry, you apologize too much.",
+             "I apologize anyway. Next bake sale I'll bring muffins."]
+    assert name_subject(texts, other, set()).name == "Bake sale"
+    texts = ["The blue of the lake calms me.", "The lake calms me every morning.", "Swimming in the lake calms you."]
+    assert name_subject(texts, other, set()).name == "Lake"
+    assert [nominal(g) for g in ("discovering", "coming", "spending")] == ["", "", ""]
+    assert intro_titles("I am discovering my true potential.", set()) == ["true potential"]

@@ -81,12 +81,13 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         first.add(key)
     intro_keys = {" ".join(stem(w.lower()) for w in form.split()) for form in intro}
     other_bags = [set(_phrases(o, ignore)[0]) for o in others]
+    verbs = used_as_verbs(texts)
     scored: list[tuple[float, str]] = []
     n = max(1, len(texts))
     for key, said_in in counts.items():
         turns_with = float(said_in)
         form = forms[key].most_common(1)[0][0]
-        quality = _quality(form)
+        quality = _quality(form) * (VERB_HEAD if form.split()[-1].lower() in verbs else 1.0)
         if quality <= 0:
             continue
         parts = [p for p, w in zip(key.split(), form.split(), strict=True) if not w[:1].isupper() and not w.isdigit()]
@@ -123,6 +124,33 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
     aliases += proper[2:]
     return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen)
+
+
+VERB_HEAD = 0.3  # how fit a phrase ending on a word the subject uses as a verb is to title it
+_SUBJECTS = frozenset("i you we they he she who".split())
+_MODALS = frozenset("to will can could would should might must don't didn't doesn't won't can't".split())
+_OBJECTS = frozenset("me us him them myself yourself ourselves".split())
+
+
+def used_as_verbs(texts: Sequence[str]) -> set[str]:
+    """Words the subject's own turns use as verbs at least half the time: after a person ("I
+    apologize", "we'll come"), "to" or a modal, or before a person as object ("it calms me"). Such a
+    word ends no title: "Apologize" and "Blue calms" say what someone does, not what the subject
+    is. An -ing word is exempt: "Painting" titles a subject however often someone is painting."""
+    uses: Counter[str] = Counter()
+    verb: Counter[str] = Counter()
+    for text in texts:
+        tokens = re.findall(r"[a-z][a-z'’]*", text.lower().replace("’", "'"))
+        for i, tok in enumerate(tokens):
+            if tok.endswith("ing"):
+                continue
+            uses[tok] += 1
+            before = tokens[i - 1] if i else ""
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if before in _SUBJECTS or before in _MODALS or before.endswith(("'ll", "'m", "'re", "'ve", "'d")) \
+                    or after in _OBJECTS:
+                verb[tok] += 1
+    return {w for w, n in verb.items() if 2 * n >= uses[w]}
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
@@ -173,7 +201,6 @@ _INTRO = [
                 rf"started|starting|leading|doing|booked|my|our)\s+{_DETERMINER}{_OBJECT}", re.I), "="),
 ]
 _DETERMINED = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+$", re.I)
-_LIGHT_VERBS = frozenset("keep get make take have give help need want try work look feel find tell".split())
 _PREPOSITION = frozenset("""for to from in on at with by of about into onto over after before since until and or but
 because so as than then when while along across around behind below beside between beyond near through toward
 towards under within without inside outside past via per against among upon off""".split())
@@ -242,9 +269,16 @@ def nominal(gerund: str) -> str:
             return noun
     as_gerund = zipf_frequency(gerund, "en")
     for noun in (base + "e", base, base[:-1] if len(base) > 3 and base[-1] == base[-2] else ""):
-        if noun and len(noun) > 3 and noun not in _LIGHT_VERBS and zipf_frequency(noun, "en") > max(3.5, as_gerund):
+        if noun in _VERB_NOUNS and zipf_frequency(noun, "en") > max(3.5, as_gerund):
             return noun  # moving -> move, upgrading -> upgrade; painting stays painting
     return ""
+
+
+# Verbs English also uses as the noun of the work ("the move", "the upgrade"); "discover", "come"
+# or "spend" are no such noun: "discovering my true potential" is not a "true potential discover".
+_VERB_NOUNS = frozenset("""move upgrade update change repair launch release rebuild redesign rewrite refactor
+install search hunt visit swap transfer review test build fix switch shift plan return rollout cleanup
+setup checkup overhaul transition""".split())
 
 
 def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
