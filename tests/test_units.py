@@ -58,12 +58,16 @@ def test_cheering_and_greetings_are_no_facts_but_a_short_answer_is():
 def test_a_short_opening_heading_joins_the_sentence_it_announces():
     got = facts("Grant update. Petra redid the budget table, so we're asking for 9,500 EUR.")
     assert got == ["Sam: Grant update: Petra redid the budget table, so we're asking for 9,500 EUR."]
+    assert facts("Emma's party. We booked the hall on Elm Street.") == [
+        "Sam: Emma's party: We booked the hall on Elm Street."]
 
 
 @pytest.mark.parametrize("said,kept", [
     # a short opening that says something is no heading: it stays a sentence, or is dropped
     ("That's tough. I'm glad you're alright after the crash.", ["Sam: I'm glad you're alright after the crash."]),
     ("Oof, that sounds hard. The insurance covers the car.", ["Sam: The insurance covers the car."]),
+    ("It’s tough. The insurance covers the car.", ["Sam: The insurance covers the car."]),
+    ("Sounds tough. The insurance covers the car.", ["Sam: The insurance covers the car."]),
     ("Thanks for asking. I'm on the hunt for a studio with natural light.",
      ["Sam: I'm on the hunt for a studio with natural light."]),
 ])

@@ -140,7 +140,7 @@ def used_as_verbs(texts: Sequence[str]) -> set[str]:
     uses: Counter[str] = Counter()
     verb: Counter[str] = Counter()
     for text in texts:
-        tokens = re.findall(r"[a-z][a-z'’]*", text.lower().replace("’", "'"))
+        tokens = re.findall(r"[a-z][a-z']*", text.lower().replace("’", "'"))
         for i, tok in enumerate(tokens):
             if tok.endswith("ing"):
                 continue

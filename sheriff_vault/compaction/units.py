@@ -199,12 +199,13 @@ def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], s
 
 
 def _is_heading(sent: str) -> bool:
-    """"Grant update.", not "That's tough." nor "Thanks for asking.": a heading names a subject; it
-    says nothing of it, so it has no pronoun to start with, no contraction and no comma."""
+    """"Grant update.", "Emma's party.", not "That's tough." nor "Thanks for asking.": a heading
+    names a subject and says nothing of it: no pronoun to start with, no verb's contraction, no
+    comma, and a word beyond cheering and sympathy."""
     words = sent.split()
-    return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d|,|'(?:s|re|ve|m|ll|d)\b", sent) \
-        and words[0].lower() not in _NOT_HEADING and sent.rstrip().endswith((".", ":")) \
-        and not sent.rstrip().endswith("?") and bool(content_words(sent))
+    return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d|,|['’](?:re|ve|m|ll|d)\b", sent) \
+        and re.split(r"['’]", words[0].lower())[0] not in _NOT_HEADING and sent.rstrip().endswith((".", ":")) \
+        and not sent.rstrip().endswith("?") and any(w not in ACKNOWLEDGE for w in content_words(sent))
 
 
 def _trim(sent: str, ignore: set[str]) -> str:
