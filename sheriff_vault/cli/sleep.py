@@ -45,10 +45,12 @@ def note(vault: Vault, role: str, text: tuple[str, ...], name: str, turn_id: str
               help="offline (default, no network) or openai (the Responses API, see llm: in vault.yaml).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--review", is_flag=True, help="Commit the sleep on a branch sleep/<UTC time> for `vault review`.")
+@click.option("--explain", is_flag=True,
+              help="Show, per turn, the topic it went to and the signals that chose it (--json: `placement`).")
 @now_option
 @json_option
 @with_vault
-def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, review: bool,
+def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, review: bool, explain: bool,
               now_text: str | None, as_json: bool) -> None:
     """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
 
@@ -79,5 +81,7 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
         emit_json(result.to_json() | ({"review_branch": branch} if review else {}))
     else:
         click.echo(result.describe())
+        if explain and result.placement:
+            click.echo(result.explain())
         if branch:
             click.echo(f"on branch {branch}, not on yours: `vault review` shows it, `vault review --accept` takes it")

@@ -22,6 +22,7 @@ from sheriff_vault import faults, timewin
 from sheriff_vault.compaction.extract import Candidate, Extraction, extract
 from sheriff_vault.compaction.merge import (
     Change,
+    Match,
     Target,
     apply,
     candidate_names,
@@ -30,6 +31,7 @@ from sheriff_vault.compaction.merge import (
     match,
     targets_from,
 )
+from sheriff_vault.compaction.prior import prior_topics
 from sheriff_vault.compaction.result import SleepResult
 from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
@@ -126,6 +128,7 @@ def _log(vault: Vault, result: SleepResult, extractor: str, started: float) -> N
         "compacted": result.compacted, "kept": result.kept, "created": len(result.created),
         "updated": len(result.updated), "topics": [t.get("path", "") for t in result.created + result.updated][:50],
         "quarantined": len(result.quarantined), "wake_bytes": wake_bytes,
+        "placement": [[p["turn"], p.get("path", ""), p.get("joined", "")] for p in result.placement][:500],
         "duration_ms": round((time.monotonic() - started) * 1000, 1)})
 
 
@@ -143,12 +146,13 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         encode = ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
-    extraction = _extract(vault, extractor, guarded, now, encode)
+    extraction = _extract(vault, extractor, guarded, now, encode, snap)
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
     extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
+    result.placement = _placement(extraction, changes)
     result.compacted, result.kept = len(part), len(tail)
     files = _files(vault, result, extraction, changes, guarded, snap, conv_rel, now)
     log.info("sleep %s subjects: %s", result.sleep_id, json.dumps(extraction.subjects)[:2000])
@@ -166,6 +170,21 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         result.tag = _tag(vault, result)
     reindex([p for p in files if p.startswith(("topics/", "events/"))])
     return result
+
+
+def _placement(extraction: Extraction, changes: dict[str, Change]) -> list[dict]:
+    """The placement trace with the topic each exchange's facts were written to."""
+    topic_of: dict[str, Change] = {}
+    for change in changes.values():
+        for cand in change.candidates:
+            for unit in cand.units:
+                topic_of.setdefault(unit.turn.id, change)
+    out = []
+    for entry in extraction.placement:
+        change = topic_of.get(entry["turn"])
+        out.append(entry | ({"topic": change.topic.name, "path": change.topic.rel, "created": change.created}
+                            if change else {"topic": "", "path": "", "created": False}))
+    return out
 
 
 def _tag(vault: Vault, result: SleepResult) -> str | None:
@@ -198,13 +217,15 @@ def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> _Guarded:
                     quarantine=quarantine_files)
 
 
-def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, encode: Encode) -> Extraction:
+def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, encode: Encode,
+             snap: Snapshot) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 
         return extract_openai(vault, guarded.part, guarded.tail, now, encode=encode)
     if extractor == "offline":
-        return extract(guarded.part, guarded.tail, encode, vault.config.timezone, _skill_ids(vault))
+        return extract(guarded.part, guarded.tail, encode, vault.config.timezone, _skill_ids(vault),
+                       prior_topics(snap))
     raise VaultError(f"unknown extractor {extractor!r}", hint="use offline or openai")
 
 
@@ -290,8 +311,10 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     new_topics: dict[str, Topic] = {}
     order: list[str] = []
     taken = vault.topics.names()
+    by_path = {t.path: t for t in targets}
     for cand in sorted(extraction.candidates, key=lambda c: min(u.at for u in c.units)):
-        m = match(cand, targets, cfg.sleep)
+        placed = by_path.get(cand.existing)
+        m = Match(placed, float("inf"), {"placed": 1.0}) if placed else match(cand, targets, cfg.sleep)
         if m.target is None:
             topic = _new_topic(vault, cand, now, taken)
             new_topics[topic.rel] = topic

@@ -18,8 +18,9 @@ import numpy as np
 from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.naming import name_subject, possessive
 from sheriff_vault.compaction.numbers import NumberHit
+from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.progress import in_progress
-from sheriff_vault.compaction.subjects import SWITCH, Subject, find_subjects
+from sheriff_vault.compaction.subjects import DIFFERENT, SWITCH, Subject, find_subjects
 from sheriff_vault.compaction.units import Unit, make_units, name_words
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
@@ -44,6 +45,7 @@ class Candidate:
     time_hint: dt.datetime | None = None
     owner: str = ""
     distinct: bool = False  # the person said it is a different thing from one talked about before
+    existing: str = ""  # the vault topic (path) this subject continues (prior.py)
 
     @property
     def corrected(self) -> bool:
@@ -64,6 +66,7 @@ class Extraction:
     in_progress: InProgress
     skill_refs: list[str]
     subjects: list[dict] = field(default_factory=list)
+    placement: list[dict] = field(default_factory=list)  # per exchange, why it went where (subjects._why)
 
 
 # How a person opens a subject ("Separate thing,", "Second thing, completely unrelated:", "Also,"):
@@ -76,29 +79,33 @@ OPENER = re.compile(r"^\W*(?:(?:true|right|sure|yes|yeah|ok|okay|good point)\W*:
 ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
 SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
-DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
-                       r"another) (?:thing|one|matter|event|party|topic|story|crowd|group|people)|"
-                       r"not the same (?:thing|one)|nothing to do with)\b", _I)
 
 
 def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], np.ndarray], tz: str = "UTC",
-            known_skills: Sequence[str] = ()) -> Extraction:
-    """Candidates for the compacted slice `turns`; `tail` only informs mid-task state and skill refs."""
+            known_skills: Sequence[str] = (), prior: Sequence[PriorTopic] = ()) -> Extraction:
+    """Candidates for the compacted slice `turns`; `tail` only informs mid-task state and skill refs;
+    `prior`: the vault's topics, which a subject of the slice may continue."""
     humans = {t.speaker for t in turns if t.role == "user"}
     mentioned = {n for t in turns for n in proper_names(t.content)}
     units = fold_echoes(make_units(turns, tz, humans | mentioned), turns)
-    candidates = _candidates(units, find_subjects(turns, encode), encode) if units else []
+    trace: list[dict] = []
+    candidates = _candidates(units, find_subjects(turns, encode, prior, trace), encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
     # name the subject crisply ("Noted: a grant application to the neighbourhood fund ...").
     texts = [_turn_texts(c, by_id) for c in candidates]
+    names = {p.path: p for p in prior}
     for i, cand in enumerate(candidates):
         _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
                   [c.vector for c in candidates if c is not cand and c.vector is not None], _opening(cand, by_id))
+        if cand.existing in names:  # a topic keeps its name; what this slice calls it is no alias of it
+            cand.name, cand.aliases = names[cand.existing].name, []
     total = sum(c.salience for c in candidates) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(candidates, key=lambda c: -c.salience)]
-    return Extraction(candidates, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects)
+    for entry in trace:
+        entry.pop("subject", None)
+    return Extraction(candidates, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects, trace)
 
 
 def _turn_texts(cand: Candidate, by_id: dict[str, Turn]) -> list[str]:
@@ -122,7 +129,7 @@ def _candidates(units: list[Unit], subjects: list[Subject], encode: Callable[[li
         grouped.setdefault(subject_of.get(id(unit.turn), -1), []).append(unit)
     out = []
     for k, group in sorted(grouped.items()):
-        cand = Candidate(group, vector=_mean(group))
+        cand = Candidate(group, vector=_mean(group), existing=subjects[k].existing if k >= 0 else "")
         cand.distinct = k >= 0 and any(DIFFERENT.search(t.content) for t in subjects[k].turns[:2])
         out.append(cand)
     return _fold_strays(out, {id(u): i for i, u in enumerate(units)})
@@ -132,7 +139,7 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
     """A one-line subject is rarely a subject: a remark like "will check the disposal thing with both
     of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
     else said ("I'm allergic to penicillin") stays a topic of its own."""
-    keep = [c for c in cands if len(c.units) > 1 or c.distinct]
+    keep = [c for c in cands if len(c.units) > 1 or c.distinct or c.existing]
     if not keep:
         return cands
     for cand in cands:

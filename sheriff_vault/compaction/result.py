@@ -29,6 +29,7 @@ class SleepResult:
     notes: list[str] = field(default_factory=list)
     dry_run: bool = False
     message: str = ""
+    placement: list[dict] = field(default_factory=list)  # per exchange: the topic it went to, and why
 
     def to_json(self) -> dict:
         return {"slept_at": iso(self.slept_at), "sleep_id": self.sleep_id, "compacted_turns": self.compacted,
@@ -36,7 +37,7 @@ class SleepResult:
                 "tag": self.tag,
                 "conversation": self.conversation, "wake": self.wake, "events": self.events,
                 "quarantined": self.quarantined, "subjects": self.subjects, "in_progress": self.in_progress.to_json(),
-                "notes": self.notes, "dry_run": self.dry_run, "message": self.message}
+                "notes": self.notes, "dry_run": self.dry_run, "message": self.message, "placement": self.placement}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], slept_at: dt.datetime) -> SleepResult:
@@ -44,7 +45,7 @@ class SleepResult:
         return cls(slept_at, data["sleep_id"], data["compacted_turns"], data["kept_turns"], data["created"],
                    data["updated"], data["commit"], data["tag"], data["conversation"], data["wake"], data["events"],
                    data["quarantined"], data["subjects"], InProgress.from_json(data["in_progress"]), data["notes"],
-                   data["dry_run"], data["message"])
+                   data["dry_run"], data["message"], data.get("placement", []))
 
     def describe(self) -> str:
         if not self.compacted:
@@ -59,4 +60,23 @@ class SleepResult:
             lines.append(f"  updated  {t['path']}: {t['summary']}")
         for q in self.quarantined:
             lines.append(f"  quarantined turn {q['turn']}: {q['reason']} -> {q['path']}")
+        return "\n".join(lines)
+
+    def explain(self) -> str:
+        """Where each exchange went and the signals that sent it there (`vault sleep --explain`)."""
+        lines = ["placement: turn -> topic (what the turn did; its likeness to the closest subjects; cues)"]
+        for p in self.placement:
+            joined = str(p.get("joined", ""))
+            if p.get("continued"):
+                how = "stays on the subject before"
+            elif joined.startswith("topic "):
+                how = "continues a topic of the vault"
+            elif joined.endswith(f" {p['turn']}"):
+                how = "opens a subject"
+            else:
+                how = f"returns to the {joined}"
+            likes = ", ".join(f"{k} {v:.2f}" for k, v in (p.get("likeness") or {}).items())
+            extra = "; ".join(x for x in (likes, ", ".join(p.get("cues") or [])) if x)
+            where = f"{p['topic']}{' (new)' if p.get('created') else ''}" if p.get("topic") else "(no fact kept)"
+            lines.append(f"  {p['turn']:>6} -> {where}: {how}{'; ' + extra if extra else ''}")
         return "\n".join(lines)

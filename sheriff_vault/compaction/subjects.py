@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import content_words, stem
 
@@ -48,6 +49,10 @@ SWITCH = re.compile(
     r"\b(?:is|was)\s+(?:the|my)\s+(?:second|third|fourth|fifth|next|last|other)\s+(?:thing|point|item|topic)\b|"
     # "and the fun one: I'm getting bees", "First the boring one:"
     r"(?:^|[.!?]\s+)\W*(?:(?:and|so|ok|okay|now|first|then)\s+)?the\s+(?:[a-z]+\s+){1,2}one\s*:", _I)
+# "a different party", "nothing to do with": the person says this is not the thing talked about before
+DIFFERENT = re.compile(r"\b(?:(?:a |something )?(?:totally |completely |entirely )?(?:different|separate|unrelated|"
+                       r"another) (?:thing|one|matter|event|party|topic|story|crowd|group|people)|"
+                       r"not the same (?:thing|one)|nothing to do with)\b", _I)
 RETURN_CUE = re.compile(r"\b(?:back to|about the|re:|update on|(?:\w+ )?update[:.!]|news on|on the \w+ front)", _I)
 CLOSING = re.compile(r"^\W*(?:ok(?:ay)?|thanks?(?: you| a lot| so much)?|cheers|bye|good ?night|alright|"
                      r"speak soon|talk (?:soon|later)|take care|that'?s (?:it|all)(?: for now)?|will do|sounds good|"
@@ -86,6 +91,16 @@ class Subject:
     turns: list[Turn] = field(default_factory=list)
     vectors: list[np.ndarray] = field(default_factory=list)
     bag: Counter[str] = field(default_factory=Counter)
+    existing: str = ""  # the vault topic (path) this subject continues
+    name: str = ""  # ... and its name
+
+
+def _seeded(prior: PriorTopic) -> Subject:
+    """An existing topic as a subject the slice may continue: its lines are what it is about."""
+    bag: Counter[str] = Counter()
+    for one in (_bag(t) for t in prior.texts):
+        bag.update(one)
+    return Subject([], list(prior.vectors), bag, prior.path, prior.name)
 
 
 def exchanges(talk: list[Turn]) -> list[list[Turn]]:
@@ -122,8 +137,12 @@ def _texts(groups: list[list[Turn]]) -> list[str]:
     return [" ".join(t.content for t in g)[:1200] for g in groups]
 
 
-def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) -> list[Subject]:
-    """The subjects of `turns` (user and assistant turns with text), in order of first mention."""
+def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
+                  prior: Sequence[PriorTopic] = (), trace: list[dict] | None = None) -> list[Subject]:
+    """The subjects of `turns` (user and assistant turns with text), in order of first mention.
+    `prior`: the vault's topics; an exchange that continues one joins it as it would join a
+    subject raised earlier in the slice, and the slice opens on the topic talked about last.
+    `trace` gets one entry an exchange: the subject it joined and the signals that chose it."""
     talk = _talk(turns)
     groups = exchanges(talk)
     if not groups:
@@ -134,16 +153,22 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
     bags = [_bag(text) for text in texts]
     df = Counter(w for bag in bags for w in set(bag))
     weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
-    subjects: list[Subject] = []
-    current: int | None = None
-    last_at = None
+    near = nearest(list(prior), vectors)
+    subjects: list[Subject] = [_seeded(p) for p in near]
+    last = last_talked(near)
+    current: int | None = near.index(last) if last is not None else None
+    last_at = last.last_at if last is not None else None
     replied_to: Turn | None = None  # the last turn of the exchange before
     for group, vec, bag in zip(groups, vectors, bags, strict=True):
         head = group[0]
         if current is not None and _closing(head):
             subjects[current].turns += group
+            if trace is not None:
+                trace.append(_why(head, subjects, [], current, current, {"closing": True}))
             continue
-        likeness = [_likeness(vec, bag, s, weight, recent=(k == current)) for k, s in enumerate(subjects)]
+        differs = bool(DIFFERENT.search(head.content))  # never a topic the vault held before
+        likeness = [0.0 if differs and s.existing else _likeness(vec, bag, s, weight, recent=(k == current))
+                    for k, s in enumerate(subjects)]
         answers = current is not None and _answers(head, replied_to) \
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
@@ -160,23 +185,48 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray]) 
         if chosen is None:
             subjects.append(Subject())
             chosen = len(subjects) - 1
+        if trace is not None:
+            trace.append(_why(head, subjects, likeness, current, chosen,
+                              {"switch": switch, "pause": pause, "answers": bool(answers), "detail": young}))
         subject = subjects[chosen]
         subject.turns += group
         subject.vectors.append(vec)
         subject.bag.update(bag)
         current, last_at, replied_to = chosen, group[-1].at or last_at, group[-1]
     order = {id(turn): i for i, turn in enumerate(talk)}
-    return _join_alike([s for s in subjects if s.vectors], weight, order)
+    joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
+    return sorted(joined, key=lambda s: order.get(id(s.turns[0]), 0))
+
+
+def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: int | None, chosen: int,
+         cues: dict[str, bool]) -> dict:
+    """One line of `vault sleep --explain`: where an exchange went, its likeness to the closest
+    subjects (a vault topic by name, one opened in this slice by its first turn), and the cues."""
+    def label(k: int) -> str:
+        s = subjects[k]
+        return f"topic {s.name}" if s.existing else f"new subject at {s.turns[0].id if s.turns else head.id}"
+
+    near = sorted(range(len(likeness)), key=lambda k: -likeness[k])[:3]
+    return {"turn": head.id, "joined": label(chosen), "subject": id(subjects[chosen]),
+            "continued": chosen == current, "likeness": {label(k): round(likeness[k], 3) for k in near},
+            "cues": sorted(k for k, v in cues.items() if v)}
 
 
 def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[int, int]) -> list[Subject]:
     """Two subjects found apart that are about the same thing become one: a later one joins the
-    earliest it is like enough (a pause the walk above could not bridge)."""
+    earliest it is like enough (a pause the walk above could not bridge). Two vault topics never
+    join: a person keeps them apart."""
     out: list[Subject] = []
     for subject in subjects:
+        if subject.existing:
+            out.append(subject)
+            continue
         centroid = np.sum(subject.vectors, axis=0)
         best, best_like = None, 0.0
+        differs = any(DIFFERENT.search(t.content) for t in subject.turns[:2])
         for k, earlier in enumerate(out):
+            if differs and earlier.existing:
+                continue
             like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), subject.bag, earlier, weight, recent=False)
             if like > best_like:
                 best, best_like = k, like

@@ -1,0 +1,141 @@
+"""A later sleep continues the topics the vault holds (compaction/prior.py and the subject walk):
+one session slept at a time, as people use it, updates the topics earlier sleeps wrote instead of
+opening new ones beside them; a correction in a later session strikes the value an earlier one
+wrote; `vault sleep --explain` says per turn where it went and why. The hash embedder stands in
+for the model where a test checks the logic; the last test runs the real model end to end."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import git, run_vault
+
+from sheriff_vault.compaction.compact import sleep
+from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.store.vault import Vault
+
+DAY1 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+DAY2 = dt.datetime(2026, 3, 5, 18, 0, tzinfo=dt.UTC)
+GARDEN = ["The tomato seedlings in the greenhouse need repotting into bigger clay pots.",
+          "The greenhouse tomato seedlings get compost and clay pots on Saturday 7 March.",
+          "Repotting the tomato seedlings takes about twenty clay pots from the greenhouse shelf."]
+DATABASE = ["The Postgres database migration moves the invoices table to a new schema.",
+            "The invoices table migration in Postgres needs a schema lock during the database cutover.",
+            "Postgres schema changes for the invoices database migration run on the replica first."]
+
+
+def session(start: dt.datetime, first_id: int, *texts: str) -> list[Turn]:
+    return [Turn("user", text, start + dt.timedelta(minutes=2 * i), f"t{first_id + i}")
+            for i, text in enumerate(texts)]
+
+
+def topic_names(vault: Vault) -> list[str]:
+    return sorted(t.name for t in vault.topics.all())
+
+
+def no_tail(vault: Vault) -> Vault:
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("tail_turns: 20", "tail_turns: 0"))
+    return Vault(vault.root)
+
+
+def test_a_later_session_updates_the_topics_an_earlier_sleep_wrote(hash_vault: Vault):
+    vault = no_tail(hash_vault)
+    first = sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    assert len(first.created) == 2 and not first.updated
+    names = topic_names(vault)
+    # terse follow-ups that name their subject in one word: each is too little to match a topic on its own
+    second = sleep(vault, session(DAY2, 7, "Seedlings: done.", "Migration: done."), now=DAY2 + dt.timedelta(hours=1))
+    assert not second.created, second.created
+    assert len(second.updated) == 2
+    assert topic_names(vault) == names  # nothing opened beside them
+    subject = git(vault.root, "log", "-1", "--format=%s")
+    assert subject.startswith("sleep: 2 updated, 0 created")
+
+
+def test_a_short_follow_up_in_a_later_session_continues_its_topic(hash_vault: Vault):
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    second = sleep(vault, session(DAY2, 7, "Repotting went fine, the seedlings look happy."),
+                   now=DAY2 + dt.timedelta(hours=1))
+    assert not second.created and len(second.updated) == 1
+
+
+def test_a_correction_in_a_later_session_strikes_the_earlier_value(hash_vault: Vault):
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    sleep(vault, session(DAY2, 7, "Actually the greenhouse tomato seedlings get their clay pots on "
+                                  "Sunday 8 March instead of Saturday 7 March."),
+          now=DAY2 + dt.timedelta(hours=1))
+    garden = next(t for t in vault.topics.all() if any("tomato" in i.text for i in t.items()))
+    struck = [i for i in garden.items() if i.superseded]
+    assert struck and all("7 March" in i.text for i in struck)
+    assert any("8 March" in i.text and not i.superseded for i in garden.items())
+
+
+def test_a_new_subject_in_a_later_session_opens_its_own_topic(hash_vault: Vault):
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN), now=DAY1 + dt.timedelta(hours=1))
+    second = sleep(vault, session(DAY2, 4, *DATABASE), now=DAY2 + dt.timedelta(hours=1))
+    assert len(second.created) == 1 and not second.updated
+    assert len(topic_names(vault)) == 2
+
+
+def test_two_topics_of_the_vault_never_become_one(hash_vault: Vault):
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    both = "The greenhouse tomato seedlings and the Postgres invoices database migration both wait for Monday."
+    sleep(vault, session(DAY2, 7, both, GARDEN[0]), now=DAY2 + dt.timedelta(hours=1))
+    assert len(topic_names(vault)) == 2
+
+
+def test_explain_says_per_turn_where_it_went_and_why(hash_vault: Vault, tmp_path: Path):
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    later = tmp_path / "later.jsonl"
+    later.write_text("".join(json.dumps(t.to_json()) + "\n" for t in session(
+        DAY2, 7, "The greenhouse tomato seedlings were repotted into the clay pots today.")))
+    out = run_vault("sleep", later, "--explain", "--now", "2026-03-05T19:00:00Z", "--vault", vault.root)
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.strip().startswith("t7 ->"))
+    assert "continues a topic of the vault" in line or "stays on the subject before" in line
+    garden = next(t for t in vault.topics.all() if any("tomato" in i.text for i in t.items()))
+    assert f"t7 -> {garden.name}:" in line
+    assert re.search(rf"topic {re.escape(garden.name)} \d\.\d\d", line)  # its likeness to the topic it joined
+    data = json.loads(run_vault("log", "--only", "sleep", "--json", "--vault", vault.root).stdout or "[]")
+    assert data and any(p[0] == "t7" for p in data[-1].get("placement", []))
+
+
+def vec(*xs: float) -> np.ndarray:
+    v = np.asarray(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_nearest_keeps_the_topics_a_slice_comes_near_and_the_one_talked_about_last():
+    old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    garden = PriorTopic("topics/garden.md", "Garden", ["tomatoes"], np.stack([vec(1, 0, 0)]), old)
+    db = PriorTopic("topics/db.md", "Database", ["postgres"], np.stack([vec(0, 1, 0)]), old)
+    latest = PriorTopic("topics/trip.md", "Trip", ["japan"], np.stack([vec(0, 0, 1)]), old + dt.timedelta(days=9))
+    slice_vectors = np.stack([vec(1, 0.1, 0)])
+    kept = nearest([garden, db, latest], slice_vectors)
+    assert garden in kept and latest in kept and db not in kept
+    assert last_talked(kept) is latest
+    assert nearest([], slice_vectors) == [] and nearest([garden], np.zeros((0, 3), np.float32)) == []
+
+
+@pytest.mark.slow
+def test_sleeping_session_by_session_with_the_model_continues_the_topics(vault: Vault):
+    """The real model end to end: the second session's follow-ups land in the first's topics."""
+    vault = no_tail(vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))
+    names = topic_names(vault)
+    second = sleep(vault, session(DAY2, 7, "Repotting went fine, the seedlings look happy.",
+                                  "Migration: the replica run went fine too."),
+                   now=DAY2 + dt.timedelta(hours=1))
+    assert not second.created and len(second.updated) == 2
+    assert topic_names(vault) == names
