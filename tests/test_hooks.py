@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import NOW, commit_count, git, wait_for
 
+from sheriff_vault.store.buffer import load_buffer
 from sheriff_vault.store.edits import create_topic
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -144,6 +145,8 @@ def test_session_end_sleeps_in_the_background(memory_vault, project, run):
                     project)
     assert out.returncode == 0 and out.stdout == "", out.stderr
     wait_for(lambda: commit_count(memory_vault.root) == commits + 1, timeout=120, what="the background sleep commit")
+    # the session ended: its last sleep keeps no tail (the buffer is trimmed as the commit lands)
+    wait_for(lambda: load_buffer(memory_vault) == [], timeout=30, what="an empty buffer")
 
 
 def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault, tmp_path, run):

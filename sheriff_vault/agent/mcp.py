@@ -215,10 +215,12 @@ def build_server(root: Path) -> MCPServer:
                                                      "session JSONL, Codex rollout JSONL, or the vault's JSONL or "
                                                      "Markdown. Omit to sleep the buffer `note` fills.")] = None,
         dry_run: bool = False,
+        final: Annotated[bool, Field(description="The session ends: compact every turn, keeping no tail.")] = False,
     ) -> dict[str, Any]:
         """Compact the conversation into topics now, as one git commit, keeping the last turns as the
-        tail. Sleeping a transcript again after it grew sleeps only the new turns. Returns the topics
-        created and updated and the commit."""
+        tail (you still hold them in context), or none with `final` when the session ends. Sleeping
+        a transcript again after it grew sleeps only the new turns. Returns the topics created and
+        updated and the commit."""
         from sheriff_vault.daemon.client import sleep as do_sleep
 
         vault = _open(root)
@@ -227,7 +229,7 @@ def build_server(root: Path) -> MCPServer:
             from sheriff_vault.store.transcripts import read_file
 
             turns = read_file(Path(transcript_path).expanduser())
-        result = do_sleep(vault, turns, dry_run=dry_run)
+        result = do_sleep(vault, turns, dry_run=dry_run, final=final)
         data = {k: v for k, v in result.to_json().items() if k != "subjects"}
         return data | {"summary": result.describe()}
 

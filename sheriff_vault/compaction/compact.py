@@ -66,8 +66,9 @@ class IndexView(Protocol):
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
           extractor: str | None = None, dry_run: bool = False, index: IndexView | None = None,
-          reindex: Callable[[list[str]], object] | None = None) -> SleepResult:
+          reindex: Callable[[list[str]], object] | None = None, final: bool = False) -> SleepResult:
     """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact.
+    `final`: the session ends, so no one holds the tail in context: compact every turn.
 
     `reindex` indexes the topic and event files the sleep wrote; by default `index` does, here and
     now (daemon.client.sleep hands them to a running daemon instead)."""
@@ -88,7 +89,7 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
                 t.at = t.at or now
                 t.id = t.id or f"new{i + 1}"
             buffer += extra
-        tail_n = vault.config.sleep.tail_turns
+        tail_n = 0 if final else vault.config.sleep.tail_turns
         result = SleepResult(now, _sleep_id(buffer, now), notes=notes, dry_run=dry_run)
         if not buffer:
             result.message = "the buffer is empty: nothing to sleep"
