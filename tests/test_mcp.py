@@ -124,6 +124,15 @@ def test_note_then_sleep_and_time_over_mcp(hash_vault):
     assert len(hash_vault.buffer_path.read_text().splitlines()) == 4
 
 
+def test_the_recall_tool_sees_a_noted_turn_before_any_sleep(hash_vault):
+    async def body(s: ClientSession):
+        await s.call_tool("note", {"role": "user", "text": "The gate code for the allotment is 4412."})
+        return await s.call_tool("recall", {"query": "what is the gate code?"})
+
+    found = run_session(hash_vault.root, body)
+    assert not found.is_error and "Said recently, not yet slept" in text_of(found) and "4412" in text_of(found)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

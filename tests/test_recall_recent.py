@@ -223,3 +223,12 @@ def test_cli_and_daemon_recall_show_the_buffer(tmp_path: Path):
         text = run_vault("recall", "when is the boiler service?", "--now", "2027-05-02T10:00:00Z",
                          "--vault", vault.root)
         assert text.stdout == here.stdout
+
+
+def test_wake_shows_the_buffer_once_as_its_tail_not_again_as_recalled_memory(hash_vault):
+    from sheriff_vault.agent.wake import wake
+
+    now = dt.datetime(2027, 3, 4, 10, tzinfo=dt.UTC)
+    append_turns(hash_vault, [Turn("user", "The gate code for the allotment is 4412.", now, "t1")], now)
+    bundle = wake(hash_vault, "what is the gate code?", now=now, use_daemon=False).bundle
+    assert bundle.count("4412") == 1 and HEADING not in bundle

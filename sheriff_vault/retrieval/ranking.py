@@ -93,10 +93,11 @@ def without_people(text: str, people: set[str]) -> str:
 
 def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
            deep: bool = False, since: str | None = None, until: str | None = None, now: dt.datetime | None = None,
-           explain: bool = False, refresh: bool = True, dense: bool = True) -> RecallResult:
+           explain: bool = False, refresh: bool = True, dense: bool = True, buffered: bool = True) -> RecallResult:
     """Rank topics and facts for `query` (see module docstring). Catches the index up first.
     `dense=False` skips the query's embedding (BM25 and aliases only: a daemon whose model is
-    still loading answers so)."""
+    still loading answers so); `buffered=False` leaves out what was said since the last sleep (for
+    a caller that shows those turns itself, as wake does)."""
     from sheriff_vault.store.packets import latest_slept_at
     from sheriff_vault.store.sleeps import commit_range, sleep_times
 
@@ -138,7 +139,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         if mode == "deep" and window and not soft_window(window):
             scored = _inside_window(scored, window, warnings, ranker.topical)
         chosen, order, cuts = _select(ranker, scored, mode, limit)
-        said = _recent(vault, index, ranker, chosen, search_text, warnings)
+        said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered else []
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
