@@ -161,13 +161,12 @@ def test_a_value_said_in_the_tail_comes_first(slept):
     vault, now = slept
     result = recall(vault, "What is the kitchen budget now?", now=now + dt.timedelta(hours=1))
     text = result.render(3000)
-    assert HEADING in text
-    assert "14,500 EUR" in text
-    assert text.index("14,500 EUR") < text.index("12,000 EUR") if "12,000 EUR" in text else True
+    assert HEADING in text and "14,500 EUR" in text and "12,000 EUR" in text
+    assert text.index("14,500 EUR") < text.index("## Earlier values") < text.index("12,000 EUR")
     said = [h for h in result.recent if "14,500" in h.text]
     assert said and said[0].turn_id in ("t81", "t82")
-    if "12,000 EUR" in text:  # the old value is shown only as history
-        assert text.index("## Earlier values") < text.index("12,000 EUR")
+    old = [f for t in result.topics for f in t.facts if "12,000 EUR" in f.text]
+    assert old and old[0].superseded == "2027-03-04" and old[0].doc_id in said[0].supersedes
 
 
 def test_a_buffered_turn_is_shown_with_its_time_and_in_json(slept):

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 HEADING = "## Said recently, not yet slept (the conversation since the last sleep; not in topics yet)"
 SHOWN = 6  # turns shown at most: the section is context next to the topics, not a transcript
 SEARCHED = 500  # the newest buffered turns searched (an agent sleeps long before its buffer gets there)
+EMBEDDED = 200  # of those, the newest compared by meaning too: each is embedded once (~9 ms a turn on a CPU)
 ROLES = ("user", "assistant")
 K1, B = 1.2, 0.75  # BM25's usual constants
 MATCH = 0.2  # the cosine under which a turn sharing no word with the question is about something else
@@ -144,9 +145,10 @@ def search(turns: list[Turn], query: str, search_text: str, *, cfg: Any, now: dt
     shares = word_share(search_text, texts)
     cosines = [0.0] * len(turns)
     if qvec is not None and embedder is not None and key is not None:
-        clipped = [t[:EMBED_CHARS] for t in texts]
+        clipped = [t[:EMBED_CHARS] for t in texts[-EMBEDDED:]]
         try:
-            cosines = [float(c) for c in _vectors.get([key(t) for t in clipped], clipped, embedder) @ qvec]
+            near = _vectors.get([key(t) for t in clipped], clipped, embedder) @ qvec
+            cosines[len(texts) - len(clipped):] = [float(c) for c in near]
         except VaultError:
             pass  # no model: words alone, as recall does while the daemon warms up
     w = cfg.weights
