@@ -231,3 +231,12 @@ def test_wake_shows_the_buffer_once_as_its_tail_not_again_as_recalled_memory(has
     append_turns(hash_vault, [Turn("user", "The gate code for the allotment is 4412.", now, "t1")], now)
     bundle = wake(hash_vault, "what is the gate code?", now=now, use_daemon=False).bundle
     assert bundle.count("4412") == 1 and HEADING not in bundle
+
+
+def test_a_time_phrase_prefers_the_turns_said_then(hash_vault):
+    monday, tuesday = dt.datetime(2027, 3, 1, 10, tzinfo=dt.UTC), dt.datetime(2027, 3, 2, 10, tzinfo=dt.UTC)
+    append_turns(hash_vault, [Turn("user", "The gate code is 4412 for the allotment.", monday, "t1"),
+                              Turn("user", "The gate code for the garage is 9071.", tuesday, "t2")], tuesday)
+    result = recall(hash_vault, "what gate code did I give you on Monday?", now=tuesday + dt.timedelta(hours=2))
+    assert [h.turn_id for h in result.recent][:1] == ["t1"]
+    assert result.recent[0].signals["in_window"] == 1.0

@@ -27,6 +27,7 @@ import numpy as np
 from sheriff_vault import timewin
 from sheriff_vault.errors import VaultError
 from sheriff_vault.retrieval.current import keyed_values
+from sheriff_vault.retrieval.when import soft_window
 from sheriff_vault.text import content_words, excerpt, stem
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ SEARCHED = 500  # the newest buffered turns searched (an agent sleeps long befor
 EMBEDDED = 200  # of those, the newest compared by meaning too: each is embedded once (~9 ms a turn on a CPU)
 ROLES = ("user", "assistant")
 K1, B = 1.2, 0.75  # BM25's usual constants
+WINDOW_LIFT = 0.3  # what a fact said inside the question's time window gains (ranking's pick_facts)
 MATCH = 0.2  # the cosine under which a turn sharing no word with the question is about something else
 EMBED_CHARS = 2000
 _CACHE_SIZE = 4096
@@ -162,7 +164,10 @@ def search(turns: list[Turn], query: str, search_text: str, *, cfg: Any, now: dt
         if window is not None and turn.at is not None:
             inside = window.contains(turn.at)
             signals["in_window"] = float(inside)
-            prio = prio + 0.3 if inside else prio * cfg.outside_window
+            if inside:
+                prio += WINDOW_LIFT
+            elif not soft_window(window):
+                prio *= cfg.outside_window
         hits.append(RecentHit(turn.id, turn.speaker, turn.at, turn.content, excerpt(turn.content, query, limit=240),
                               prio, signals))
     hits.sort(key=lambda h: (-h.score, -(h.at.timestamp() if h.at else 0.0)))
