@@ -179,7 +179,7 @@ def _recent(vault: Vault, index: Index, ranker: _Ranker, chosen: list[TopicHit],
     best = max((f.score for t in chosen for f in t.facts if not f.superseded), default=0.0)
     share = max(ranker.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(ranker.query) else ranker.cfg.fact_floor
     shown = recent.keep(hits, best, share)
-    recent.supersede(shown, chosen, SUPERSEDED)
+    recent.supersede(shown, [f for t in chosen for f in t.facts], SUPERSEDED)
     return shown
 
 

@@ -19,7 +19,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -31,7 +31,6 @@ from sheriff_vault.retrieval.when import soft_window
 from sheriff_vault.text import content_words, excerpt, stem
 
 if TYPE_CHECKING:
-    from sheriff_vault.retrieval.result import TopicHit
     from sheriff_vault.store.buffer import Turn
     from sheriff_vault.store.vault import Vault
 
@@ -189,7 +188,17 @@ def keep(hits: list[RecentHit], best_fact: float, floor_share: float) -> list[Re
     return [h for h in hits if h.score >= floor_share * best][:SHOWN]
 
 
-def supersede(hits: list[RecentHit], topics: list[TopicHit], discount: float) -> None:
+class ShownFact(Protocol):
+    """What supersede reads and marks of a fact recall shows (result.FactHit)."""
+
+    doc_id: str
+    text: str
+    date: str
+    superseded: str
+    score: float
+
+
+def supersede(hits: list[RecentHit], facts: Sequence[ShownFact], discount: float) -> None:
     """Mark as history each shown fact whose every quantity a newer shown turn gives another value
     (the rule of current.replaced_by_date, with the turn's time as its date); its score takes
     recall's `discount` for history."""
@@ -201,17 +210,15 @@ def supersede(hits: list[RecentHit], topics: list[TopicHit], discount: float) ->
             latest[name] = (hit.at, value, hit)
     if not latest:
         return
-    for topic in topics:
-        for fact in topic.facts:
-            pairs = keyed_values(fact.text)
-            if fact.superseded or not pairs or not fact.date:
-                continue
-            newer = [latest[name] for name, value in pairs if name in latest and latest[name][1] != value
-                     and latest[name][0].date().isoformat() >= fact.date[:10]]
-            if len(newer) == len(pairs):
-                when = max(at for at, _, _ in newer)
-                fact.superseded = when.date().isoformat()
-                fact.score *= discount
-                for _, _, hit in newer:
-                    if fact.doc_id not in hit.supersedes:
-                        hit.supersedes.append(fact.doc_id)
+    for fact in facts:
+        pairs = keyed_values(fact.text)
+        if fact.superseded or not pairs or not fact.date:
+            continue
+        newer = [latest[name] for name, value in pairs if name in latest and latest[name][1] != value
+                 and latest[name][0].date().isoformat() >= fact.date[:10]]
+        if len(newer) == len(pairs):
+            fact.superseded = max(at for at, _, _ in newer).date().isoformat()
+            fact.score *= discount
+            for _, _, hit in newer:
+                if fact.doc_id not in hit.supersedes:
+                    hit.supersedes.append(fact.doc_id)
