@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 FLAGS = {"--json", "--deep"}
 VALUED = {"--vault", "--now", "--k", "--since", "--until", "--budget"}
 RANGES = {"--k": (1, 200), "--budget": (100, 10_000_000)}  # as cli/recall.py declares them
-PROTOCOL = 3  # daemon/rpc.py PROTOCOL this client speaks (it needs 2's `now_text`)
+PROTOCOL = 4  # daemon/rpc.py PROTOCOL this client speaks (2 has `now_text`, 4 the buffer in `recent`)
 MAX_QUERY_CHARS = 4000  # retrieval/reply.py: longer queries get a note from the full path
 HOOK_BUDGET, HOOK_CONTEXT_CAP = 3_000, 9_000  # agent/hooks.py PROMPT_BUDGET, CONTEXT_CAP
 
@@ -100,7 +100,7 @@ def fast_prompt_hook(args: list[str]) -> None:
         if reply is None:
             sys.stdin = io.StringIO(text)
             return
-        if reply["json"].get("topics"):
+        if reply["json"].get("topics") or reply["json"].get("recent"):
             markdown = reply["markdown"]
             if len(markdown) > HOOK_CONTEXT_CAP:
                 markdown = markdown[: HOOK_CONTEXT_CAP - 40].rsplit("\n", 1)[0] + "\n(memory cut short here)"

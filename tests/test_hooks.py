@@ -10,8 +10,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import NOW, commit_count, git, wait_for
+from conftest import NOW, commit_count, git, wait_for, watching
 
+from sheriff_vault.store.buffer import load_buffer
 from sheriff_vault.store.edits import create_topic
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -114,6 +115,24 @@ def test_user_prompt_submit_adds_recalled_memory_and_never_fails(memory_vault, p
         assert result.returncode == 0 and result.stdout == "", result.stderr
 
 
+def test_the_prompt_hook_recalls_what_was_said_since_the_last_sleep(hash_vault, project, run):
+    """A vault with no topic yet: only the buffer knows, and the hook says it, with and without a daemon."""
+    run("hooks", "install", "claude-code", "--project", project, "--vault", hash_vault.root)
+    noted = run("note", "user", "The staging database moved to db-eu-2 this morning.", "--vault", hash_vault.root)
+    assert noted.returncode == 0, noted.stderr
+    command = installed_command(project, "UserPromptSubmit")
+    prompt = event("UserPromptSubmit", project, prompt="Which database does staging use?")
+    contexts = [host_runs(command, prompt, project)]
+    with watching(hash_vault):
+        contexts.append(host_runs(command, prompt, project))
+    for out in contexts:
+        assert out.returncode == 0, out.stderr
+        context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "Said recently, not yet slept" in context and "db-eu-2" in context
+    log = [json.loads(line) for line in (hash_vault.logs / "hooks.jsonl").read_text().splitlines()]
+    assert [e.get("fast", False) for e in log[-2:]] == [False, True]
+
+
 def test_pre_compact_sleeps_the_transcript_and_session_start_wakes(memory_vault, project, run):
     run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
     shutil.copy(FIXTURES / "claude_tool_heavy.jsonl", project / "session.jsonl")
@@ -144,6 +163,8 @@ def test_session_end_sleeps_in_the_background(memory_vault, project, run):
                     project)
     assert out.returncode == 0 and out.stdout == "", out.stderr
     wait_for(lambda: commit_count(memory_vault.root) == commits + 1, timeout=120, what="the background sleep commit")
+    # the session ended: its last sleep keeps no tail (the buffer is trimmed as the commit lands)
+    wait_for(lambda: load_buffer(memory_vault) == [], timeout=30, what="an empty buffer")
 
 
 def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault, tmp_path, run):

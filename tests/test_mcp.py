@@ -124,6 +124,15 @@ def test_note_then_sleep_and_time_over_mcp(hash_vault):
     assert len(hash_vault.buffer_path.read_text().splitlines()) == 4
 
 
+def test_the_recall_tool_sees_a_noted_turn_before_any_sleep(hash_vault):
+    async def body(s: ClientSession):
+        await s.call_tool("note", {"role": "user", "text": "The gate code for the allotment is 4412."})
+        return await s.call_tool("recall", {"query": "what is the gate code?"})
+
+    found = run_session(hash_vault.root, body)
+    assert not found.is_error and "Said recently, not yet slept" in text_of(found) and "4412" in text_of(found)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -211,3 +220,27 @@ def test_skills_run_over_mcp_takes_ctx_refs_and_checks_its_inputs(seeded):
     assert planned.structured_content["context"] == ["Staging deploy"]
     assert planned.structured_content["next_step"] == "Step 1: move staging to k8s"
     assert refused.is_error and "'goal' is a required property" in text_of(refused)
+
+
+def test_a_server_started_without_a_vault_answers_every_call_with_what_to_do(tmp_path):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "sheriff_vault", "mcp"],
+                                   env=ENV | {"HOME": os.environ["HOME"]}, cwd=str(tmp_path))
+
+    async def main():
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = [t.name for t in (await s.list_tools()).tools]
+            calls = [await s.call_tool("recall", {"query": "the party"}), await s.call_tool("topic_list", {}),
+                     await s.call_tool("note", {"role": "user", "text": "hello"})]
+            resources = (await s.list_resources()).resources
+            with pytest.raises(MCPError) as wake:
+                await s.read_resource("vault://wake")
+            return tools, calls, resources, str(wake.value)
+
+    tools, calls, resources, wake = asyncio.run(main())
+    assert "recall" in tools and [str(r.uri) for r in resources] == ["vault://wake"]
+    for result in calls:
+        assert result.is_error
+        message = text_of(result)
+        assert "started without a vault" in message and "--vault" in message and "SHERIFF_VAULT" in message
+    assert "--vault" in wake

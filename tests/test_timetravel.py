@@ -9,6 +9,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -171,8 +172,10 @@ def test_history_command_prints_one_block_per_commit(tl, invoke):
     result = invoke("history", "Garden", "--vault", tl.root)
     assert result.exit_code == 0, result.output
     blocks = result.output.strip().split("\n\n")
-    assert blocks[0].splitlines() == [f"{tl.sha['hand'][:7]}  2023-05-12  fixed the hose", f"  - {HOSE}"]
-    assert blocks[1].splitlines()[:2] == [f"{tl.sha['basil'][:7]}  2023-05-08  topic: update Garden", f"  + {BASIL}"]
+    assert blocks[0].splitlines() == [f"{tl.sha['hand'][:7]}  2023-05-12  fixed the hose",
+                                      f"  - removed: 2023-05-05 {HOSE}"]
+    assert blocks[1].splitlines()[:2] == [f"{tl.sha['basil'][:7]}  2023-05-08  topic: update Garden",
+                                          f"  + new: 2023-05-08 {BASIL}"]
     assert blocks[2].startswith(f"{tl.sha['garden'][:7]}  2023-05-05  topic: new Garden  [created]")
     data = json.loads(invoke("history", "Garden", "--json", "--limit", "1", "--vault", tl.root).output)
     assert [e["sha"] for e in data] == [tl.sha["hand"]]
@@ -199,7 +202,8 @@ def test_diff_command_last_week_with_now(tl, invoke):
     assert [d["name"] for d in report["deleted"]] == ["Old car"]
     assert [t["name"] for t in report["topics"]] == ["Old car", "Party planning"]
     text = invoke(*args).output
-    assert "Old car  topics/old-car.md  [deleted]" in text and f"  - {BRAKES}" in text and f"  + {CAKE}" in text
+    assert "Old car  topics/old-car.md  [deleted]" in text and re.search(f"  - removed: [0-9-]+ {BRAKES}", text) \
+        and re.search(f"  \\+ new: [0-9-]+ {CAKE}", text)
     assert "[x] Book the DJ" not in text and HOSE not in text
 
 
@@ -392,14 +396,16 @@ def test_history_without_a_topic_is_the_vaults_timeline(tl, invoke):
     assert by[tl.sha["hand"]]["kind"] == "person" and by[tl.sha["cake"]]["kind"] == "edit"
     hand = by[tl.sha["hand"]]["topics"]
     assert hand == [{"path": "topics/garden.md", "name": "Garden", "status": "modified", "added": [],
-                     "removed": [HOSE], "changed": []}]
+                     "removed": [HOSE], "changed": [],
+                     "changes": [{"kind": "removed", "item": {"kind": "fact", "date": "2023-05-05", "text": HOSE,
+                                                              "citations": []}}]}]
     assert by[tl.sha["car_gone"]]["topics"][0]["status"] == "deleted"
     assert CAKE in by[tl.sha["cake"]]["topics"][0]["added"]
     text = invoke("history", "--vault", tl.root, "--limit", "3").stdout.splitlines()
     assert text[0] == f"2023-05-22  {tl.sha['dj'][:7]}  person  DJ booked"
-    assert text[1] == "    Party planning: ~ Book the DJ"
+    assert text[1] == "    Party planning: done: 2023-05-20 [x] Book the DJ"
     assert text[2] == f"2023-05-21  {tl.sha['car_gone'][:7]}  person  forget the old car"
-    assert text[3] == f"    Old car (deleted): - {BRAKES}"
+    assert text[3] == f"    Old car (deleted): removed: 2023-05-06 {BRAKES}"
     assert text[4].startswith(f"2023-05-20  {tl.sha['cake'][:7]}  edit    topic: update Party planning")
-    assert text[5] == f"    Party planning: + {CAKE}  (+1 more)"
+    assert text[5] == f"    Party planning: new: 2023-05-20 {CAKE}  (+1 more)"
     assert len(text) == 6

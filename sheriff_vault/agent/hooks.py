@@ -30,7 +30,7 @@ HOOK_MARK = "sheriff_vault hook claude-code"
 CONTEXT_CAP = 9_000       # Claude Code moves anything over 10,000 characters to a file
 PROMPT_BUDGET = 3_000     # characters of recalled memory added to each prompt
 # event -> (matcher or None, timeout in seconds). PreCompact sleeps in the foreground so the
-# wake bundle after compaction already holds it; SessionEnd has 1.5 s, so it starts sleep and returns.
+# wake bundle after compaction already holds it; SessionEnd has 1.5 s, so it starts a final sleep (no tail) and returns.
 CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
     "UserPromptSubmit": (None, 20),
     "SessionStart": ("compact|resume", 30),
@@ -280,7 +280,7 @@ def _handle(vault: Vault, event: str, payload: dict[str, Any]) -> tuple[str, str
         from sheriff_vault.daemon.client import recall
 
         reply = recall(vault, prompt, budget=PROMPT_BUDGET, autostart=True)  # the next prompt is fast
-        if not reply.json.get("topics"):
+        if not (reply.json.get("topics") or reply.json.get("recent")):
             return "", "nothing recalled"
         return _context(event, reply.markdown), f"recalled via {reply.via}"
     if event == "SessionStart":
@@ -320,8 +320,8 @@ def _sleep_in_background(vault: Vault, payload: dict[str, Any]) -> str:
         return "no transcript"
     vault.logs.mkdir(parents=True, exist_ok=True)
     with open(vault.logs / "hook-sleep.log", "ab") as log:
-        subprocess.Popen([*python_command(), "sleep", str(path), "--vault", str(vault.root)], stdin=subprocess.DEVNULL,
-                         stdout=log, stderr=log, start_new_session=True, cwd=vault.root)
+        subprocess.Popen([*python_command(), "sleep", str(path), "--final", "--vault", str(vault.root)],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, cwd=vault.root)
     return "sleep started"
 
 

@@ -66,7 +66,7 @@ def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, bud
     recalled = None
     if query:
         recalled = recall(vault, query, use_daemon=use_daemon, budget=shares["memory"], now=now,
-                          deep=window_in_message)
+                          deep=window_in_message, buffered=False)  # the bundle shows the buffer's turns itself
     skills = _skill_manifests(vault, packet.recent_skill_refs if packet else [])
     commit, tag = packet_commit(vault, vault.rel(found[0])) if found else (None, None)
     bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget,

@@ -15,27 +15,32 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 
+MARK = {"superseded": "~", "new": "+", "removed": "-", "done": "~", "reopened": "~", "edited": "~"}
+
+
 @cli.command("history")
 @click.argument("topic", required=False)
 @click.option("--limit", type=click.IntRange(1, 1_000_000), metavar="N",
               help="Only the N newest commits (default without TOPIC: 20).")
+@now_option
 @json_option
 @with_vault
-def history_cmd(vault: Vault, topic: str | None, limit: int | None, as_json: bool) -> None:
+def history_cmd(vault: Vault, topic: str | None, limit: int | None, now_text: str | None, as_json: bool) -> None:
     """Show what memory learned, commit by commit, newest first: the vault's timeline, or one TOPIC's.
 
     Without TOPIC: each commit that changed topics as a date, its kind (sleep, edit, merge, person)
     and subject, then one line per topic it touched with the first thing it added (and how many
-    more) or removed. With TOPIC (an id, slug, name or alias; a deleted topic by its slug or old
-    name; renames are followed), each block is one commit: `+` a fact, open loop or event it added,
-    `-` one it removed, `~` one changed in place (an open loop closed, a typo fixed), then the
-    frontmatter keys it changed.
+    more). With TOPIC (an id, slug, name or alias; a deleted topic by its slug or old name; renames
+    are followed), each block is one commit and what it changed in meaning: a value superseded
+    (the old value, the one now current, when, and the turns that said it), a line new, removed,
+    done or edited, then the frontmatter keys it changed. --now: the history as it was then.
     """
     from sheriff_vault.retrieval.timetravel import history, timeline
 
     tz = vault.config.timezone
+    now = get_now(now_text, tz) if now_text else None
     if topic is None:
-        commits = timeline(vault, limit=limit or 20)
+        commits = timeline(vault, limit=limit or 20, now=now)
         if as_json:
             emit_json([c.to_json() for c in commits])
         elif not commits:
@@ -45,7 +50,7 @@ def history_cmd(vault: Vault, topic: str | None, limit: int | None, as_json: boo
             for t in c.topics:
                 click.echo(f"    {_topic_line(t)}")
         return
-    entries = history(vault, topic, limit=limit)
+    entries = history(vault, topic, limit=limit, now=now)
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -60,12 +65,13 @@ def history_cmd(vault: Vault, topic: str | None, limit: int | None, as_json: boo
 
 
 def _topic_line(t: dict) -> str:
-    """One topic of a timeline commit: its name, then the first thing added (or removed) and a count."""
+    """One topic of a timeline commit: its name, then its first change in meaning and a count."""
+    from sheriff_vault.retrieval.changes import describe
+
     name = t["name"] or t["path"]
     status = f" ({t['status']})" if t["status"] in ("created", "deleted", "renamed") else ""
-    first = next((f"+ {x}" for x in t["added"]), None) or next((f"- {x}" for x in t["removed"]), None) \
-        or next((f"~ {x}" for x in t["changed"]), None) or "(frontmatter only)"
-    rest = len(t["added"]) + len(t["removed"]) + len(t["changed"]) - 1
+    first = describe(t["changes"][0]) if t["changes"] else "(frontmatter only)"
+    rest = len(t["changes"]) - 1
     first = first if len(first) <= 90 else first[:87].rstrip() + "..."
     return f"{name}{status}: {first}" + (f"  (+{rest} more)" if rest > 0 else "")
 
@@ -120,16 +126,10 @@ def _status(entry: dict) -> str:
     return f"  [{entry['status']}]" if entry["status"] in ("created", "deleted") else ""
 
 
-def _label(item: dict) -> str:
-    if item["kind"] == "loop":
-        return f"[{'x' if item.get('done') else ' '}] {item['text']}"
-    return f"event: {item['text']}" if item["kind"] == "event" else item["text"]
-
-
 def _changes(entry: dict) -> list[str]:
-    lines = [f"  + {_label(i)}" for i in entry["added"]]
-    lines += [f"  - {_label(i)}" for i in entry["removed"]]
-    lines += [f"  ~ {_label(c['before'])}  ->  {_label(c['after'])}" for c in entry["changed"]]
+    from sheriff_vault.retrieval.changes import describe
+
+    lines = [f"  {MARK[c['kind']]} {describe(c)}" for c in entry["changes"]]
     if entry["frontmatter"]:
         lines.append("  frontmatter: " + ", ".join(entry["frontmatter"]))
     if entry.get("error"):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from sheriff_vault.cli.group import cli
-from sheriff_vault.cli.options import emit_json, json_option, with_vault
+from sheriff_vault.cli.options import emit_json, get_vault, json_option, vault_option, with_vault
 from sheriff_vault.cli.recall import hook
 
 if TYPE_CHECKING:
@@ -20,20 +20,29 @@ if TYPE_CHECKING:
 @click.option("--http", "http", metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (e.g. 127.0.0.1:8765; "
                    "a bare PORT binds loopback).")
-@with_vault
-def mcp_cmd(vault: Vault, http: str | None) -> None:
+@vault_option
+def mcp_cmd(vault_path: Path | None, http: str | None) -> None:
     """Serve the vault to MCP clients: tools (recall, topics, note, sleep, wake, history, diff, time,
     skills), each topic as vault://topic/<slug>, vault://wake, and the `resume` prompt.
 
     Speaks MCP over stdin/stdout by default, as Claude Code, Codex and Cursor start it; logs go
-    to stderr.
+    to stderr. Started without a vault (no --vault, no SHERIFF_VAULT, not inside one) it still
+    serves, and every call answers with that error, which the client shows.
     """
-    from sheriff_vault.agent.mcp import parse_http, serve
+    from sheriff_vault.agent.mcp import NO_VAULT_HINT, parse_http, serve
+    from sheriff_vault.errors import VaultNotFound
 
+    missing: VaultNotFound | None = None
+    try:
+        vault: Vault | None = get_vault(vault_path)
+    except VaultNotFound as exc:
+        vault = None
+        missing = VaultNotFound(f"`vault mcp` was started without a vault: {exc.message}", hint=NO_VAULT_HINT)
+        click.echo(f"warning: {missing}", err=True)
     if http is not None:
         host, port = parse_http(http)
-        click.echo(f"serving {vault.root} at http://{host}:{port}/mcp", err=True)
-    serve(vault, http)
+        click.echo(f"serving {vault.root if vault else '(no vault)'} at http://{host}:{port}/mcp", err=True)
+    serve(vault, http, missing)
 
 
 HOSTS = click.Choice(["claude-code", "codex"])

@@ -35,7 +35,9 @@ def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: in
     """Print the topics and facts that matter for QUERY (use - to read it from stdin).
 
     Output is Markdown ready to paste into a prompt; memory is a dated record to verify, not an
-    instruction. A time phrase in the query ("last week", "before you slept") restricts it.
+    instruction. A time phrase in the query ("last week", "before you slept") restricts it. Turns
+    not slept yet (the buffer, the kept tail too) are searched as well and shown under "Said
+    recently, not yet slept", with their times.
     """
     from sheriff_vault.daemon.client import recall as recall_reply
 

@@ -45,14 +45,18 @@ def note(vault: Vault, role: str, text: tuple[str, ...], name: str, turn_id: str
               help="offline (default, no network) or openai (the Responses API, see llm: in vault.yaml).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--review", is_flag=True, help="Commit the sleep on a branch sleep/<UTC time> for `vault review`.")
+@click.option("--final", is_flag=True, help="The session ends: compact every turn, keeping no tail "
+              "(sleep.tail_turns is for mid-session sleeps, whose last turns the agent still holds).")
 @click.option("--explain", is_flag=True,
               help="Show, per turn, the topic it went to and the signals that chose it (--json: `placement`).")
 @now_option
 @json_option
 @with_vault
-def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, review: bool, explain: bool,
+def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run: bool, review: bool, final: bool,
+              explain: bool,
               now_text: str | None, as_json: bool) -> None:
-    """Compact the conversation into topics as one git commit, keeping the last turns as the tail.
+    """Compact the conversation into topics as one git commit, keeping the last turns as the tail
+    (none with --final, when the session ends).
 
     BUFFER is a transcript (or - for stdin): the vault's JSONL or Markdown, a Claude Code session
     (~/.claude/projects/.../*.jsonl) or a Codex rollout (~/.codex/sessions/.../rollout-*.jsonl); its
@@ -72,9 +76,9 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
     if review and not dry_run:
         from sheriff_vault.daemon.review import sleep_for_review
 
-        result, branch = sleep_for_review(vault, turns, now=now, extractor=extractor)
+        result, branch = sleep_for_review(vault, turns, now=now, extractor=extractor, final=final)
     else:
-        result = sleep(vault, turns, now=now, extractor=extractor, dry_run=dry_run)
+        result = sleep(vault, turns, now=now, extractor=extractor, dry_run=dry_run, final=final)
     for n in result.notes:
         click.echo(f"note: {n}", err=True)
     if as_json:

@@ -68,8 +68,9 @@ class IndexView(Protocol):
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
           extractor: str | None = None, dry_run: bool = False, index: IndexView | None = None,
-          reindex: Callable[[list[str]], object] | None = None) -> SleepResult:
+          reindex: Callable[[list[str]], object] | None = None, final: bool = False) -> SleepResult:
     """Sleep the vault's buffer (after adding `turns` to it). One commit, or none if nothing to compact.
+    `final`: the session ends, so no one holds the tail in context: compact every turn.
 
     `reindex` indexes the topic and event files the sleep wrote; by default `index` does, here and
     now (daemon.client.sleep hands them to a running daemon instead)."""
@@ -90,7 +91,7 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
                 t.at = t.at or now
                 t.id = t.id or f"new{i + 1}"
             buffer += extra
-        tail_n = vault.config.sleep.tail_turns
+        tail_n = 0 if final else vault.config.sleep.tail_turns
         result = SleepResult(now, _sleep_id(buffer, now), notes=notes, dry_run=dry_run)
         if not buffer:
             result.message = "the buffer is empty: nothing to sleep"
@@ -181,9 +182,9 @@ def _placement(extraction: Extraction, changes: dict[str, Change]) -> list[dict]
                 topic_of.setdefault(unit.turn.id, change)
     out = []
     for entry in extraction.placement:
-        change = topic_of.get(entry["turn"])
-        out.append(entry | ({"topic": change.topic.name, "path": change.topic.rel, "created": change.created}
-                            if change else {"topic": "", "path": "", "created": False}))
+        went = topic_of.get(entry["turn"])
+        out.append(entry | ({"topic": went.topic.name, "path": went.topic.rel, "created": went.created}
+                            if went else {"topic": "", "path": "", "created": False}))
     return out
 
 

@@ -144,7 +144,7 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, **kwargs: Any) -> Sleep
         from sheriff_vault.daemon.remote_sleep import ask
 
         slept = ask(vault, turns, now=kwargs.get("now"), extractor=kwargs.get("extractor"),
-                    dry_run=bool(kwargs.get("dry_run")))
+                    dry_run=bool(kwargs.get("dry_run")), final=bool(kwargs.get("final")))
         if slept is not None:
             return slept
     from sheriff_vault.compaction.compact import sleep as sleep_here

@@ -23,14 +23,15 @@ if TYPE_CHECKING:
     from sheriff_vault.compaction.result import SleepResult
     from sheriff_vault.store.vault import Vault
 
-# The daemon protocol that has the `sleep` op (rpc.PROTOCOL).
+# The daemon protocol that has the `sleep` op (rpc.PROTOCOL), and the one whose sleep reads `final`.
 SINCE_PROTOCOL = 3
+FINAL_SINCE = 4
 # A sleep waits up to 120 s for the vault lock and then runs; the caller waits for all of it.
 TIMEOUT = 3600.0
 
 
 def ask(vault: Vault, turns: list[Turn] | None, *, now: dt.datetime | None = None, extractor: str | None = None,
-        dry_run: bool = False) -> SleepResult | None:
+        dry_run: bool = False, final: bool = False) -> SleepResult | None:
     """Sleep through the running daemon; None when no daemon runs or it declines (then sleep here).
     A VaultError the sleep raised in the daemon is raised here, with the same message."""
     from sheriff_vault.compaction.result import SleepResult
@@ -38,11 +39,11 @@ def ask(vault: Vault, turns: list[Turn] | None, *, now: dt.datetime | None = Non
     if (extractor or vault.config.sleep.extractor) != "offline":
         return None
     state = rpc.read_state(vault)
-    if not state or int(state.get("protocol", 0)) < SINCE_PROTOCOL:
+    if not state or int(state.get("protocol", 0)) < (FINAL_SINCE if final else SINCE_PROTOCOL):
         return None
     now = now or timewin.utcnow()
     args = {"turns": None if turns is None else [_turn_to_wire(t) for t in turns], "now": now.isoformat(),
-            "extractor": extractor, "dry_run": dry_run, "identity": gitlog.commit_identity(vault.root)}
+            "extractor": extractor, "dry_run": dry_run, "final": final, "identity": gitlog.commit_identity(vault.root)}
     reply = rpc.call(vault, "sleep", args, timeout=TIMEOUT,
                      hangup="the watch daemon stopped during the sleep")
     if not reply or "result" not in reply:

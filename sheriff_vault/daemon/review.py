@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def sleep_for_review(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
-                     extractor: str | None = None) -> tuple[SleepResult, str | None]:
+                     extractor: str | None = None, final: bool = False) -> tuple[SleepResult, str | None]:
     """Sleep as usual, then move the sleep commit onto a new branch `sleep/<UTC time>` and put the
     current branch (and its files) back where they were. Returns the sleep and the branch."""
     from sheriff_vault.compaction.compact import sleep
@@ -38,7 +38,7 @@ def sleep_for_review(vault: Vault, turns: list[Turn] | None = None, *, now: dt.d
             raise VaultError(f"uncommitted topic edits ({', '.join(dirty[:5])}): a sleep for review starts from "
                              "committed topics", hint="commit them (or run `vault sync`), or sleep without --review")
         base = gitlog.head(root)
-        result = sleep(vault, turns, now=now, extractor=extractor)
+        result = sleep(vault, turns, now=now, extractor=extractor, final=final)
         if not result.commit or not base:
             return result, None
         name, n = tag_name(result.slept_at), 2

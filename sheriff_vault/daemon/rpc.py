@@ -22,8 +22,9 @@ STATE_FILE = "daemon.json"
 PID_FILE = "daemon.pid"
 MAX_REPLY = 64 * 1024 * 1024
 # In daemon.json. 2: recall takes `now_text` (--now as typed) and `embed` exists; 3: `sleep`
-# exists. The fast client (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
-PROTOCOL = 3
+# exists; 4: `sleep` reads `final` and recall answers with the buffer's turns in `recent`. The fast
+# client (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
+PROTOCOL = 4
 
 
 def socket_path_for(vault: Vault) -> Path:

@@ -40,7 +40,7 @@ def serve(args: dict[str, Any], *, vault: Vault, index: Index, work: threading.R
     turns = None if args.get("turns") is None else [turn_from_wire(t) for t in args["turns"]]
     view = DaemonIndex(index, work, catch_up, workers)
     result = sleep(vault, turns, now=dt.datetime.fromisoformat(args["now"]), extractor=extractor,
-                   dry_run=bool(args.get("dry_run")), index=view,
+                   dry_run=bool(args.get("dry_run")), final=bool(args.get("final")), index=view,
                    reindex=lambda paths: queue(str(vault.root / p) for p in paths))
     return {"result": result.to_json()}
 

@@ -22,7 +22,9 @@ from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER
+from sheriff_vault.retrieval import recent
 from sheriff_vault.retrieval.current import replaced_day
+from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
@@ -91,10 +93,11 @@ def without_people(text: str, people: set[str]) -> str:
 
 def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
            deep: bool = False, since: str | None = None, until: str | None = None, now: dt.datetime | None = None,
-           explain: bool = False, refresh: bool = True, dense: bool = True) -> RecallResult:
+           explain: bool = False, refresh: bool = True, dense: bool = True, buffered: bool = True) -> RecallResult:
     """Rank topics and facts for `query` (see module docstring). Catches the index up first.
     `dense=False` skips the query's embedding (BM25 and aliases only: a daemon whose model is
-    still loading answers so)."""
+    still loading answers so); `buffered=False` leaves out what was said since the last sleep (for
+    a caller that shows those turns itself, as wake does)."""
     from sheriff_vault.store.packets import latest_slept_at
     from sheriff_vault.store.sleeps import commit_range, sleep_times
 
@@ -136,6 +139,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         if mode == "deep" and window and not soft_window(window):
             scored = _inside_window(scored, window, warnings, ranker.topical)
         chosen, order, cuts = _select(ranker, scored, mode, limit)
+        said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered else []
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
@@ -143,7 +147,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
                             scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [],
                             index.meta("head") or None, caught.changed + caught.removed if caught else [],
-                            span.to_json() if span else None)
+                            span.to_json() if span else None, said)
     finally:
         if own_index:
             index.close()
@@ -159,6 +163,24 @@ def _log(vault: Vault, query: str, mode: str, triggers: list[Trigger], window: t
         "window": window.phrase if window else "", "duration_ms": round((time.monotonic() - started) * 1000, 1),
         "candidates": [{"id": t.topic_id, "name": t.name[:80], "score": round(t.score, 4)} for t in scored[:8]],
         "chosen": [t.topic_id for t in chosen], "skills": [s["skill_id"] for s in skills]})
+
+
+def _recent(vault: Vault, index: Index, ranker: _Ranker, chosen: list[TopicHit], search_text: str,
+            warnings: list[str]) -> list[RecentHit]:
+    """The buffered turns (said since the last sleep) that answer the question, over the floor the
+    shown facts are held to; the facts they give a newer value of become history."""
+    turns = recent.buffered_turns(vault, ranker.now, warnings)
+    if not turns:
+        return []
+    embedder = index.embedder if ranker.qvec is not None else None
+    hits = recent.search(turns, ranker.query, search_text, cfg=ranker.cfg, now=ranker.now, window=ranker.window,
+                         qvec=ranker.qvec, embedder=embedder.encode if embedder else None,
+                         key=embedder.key if embedder else None)
+    best = max((f.score for t in chosen for f in t.facts if not f.superseded), default=0.0)
+    share = max(ranker.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(ranker.query) else ranker.cfg.fact_floor
+    shown = recent.keep(hits, best, share)
+    recent.supersede(shown, [f for t in chosen for f in t.facts], SUPERSEDED)
+    return shown
 
 
 def _search_text(query: str, window: timewin.Window | None, snap: Snapshot) -> str:

@@ -7,11 +7,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheriff_vault import timewin
+from sheriff_vault.retrieval import recent
+from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import PREAMBLE, RecallReply
 from sheriff_vault.retrieval.triggers import Trigger
 
 EXPLAIN_CUTS = 15  # cut facts listed by name in --explain (all are counted)
 EARLIER = "## Earlier values (superseded by the facts above; history, not current)"
+RECENT = "#recent"  # the section of buffered turns, among the topics' paths
+
+
+@dataclass
+class _Fit:
+    """What fits a budget: facts per topic, buffered turns, earlier values, what was left out, the
+    characters used, and each section's place (topic path or RECENT, by its best item)."""
+
+    used: int
+    chosen: dict[str, list[FactHit]] = field(default_factory=dict)
+    recent: list[RecentHit] = field(default_factory=list)
+    earlier: list[FactHit] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    rank: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,45 +113,69 @@ class RecallResult:
     index_head: str | None = None  # the commit the index reflected when answering
     caught_up: list[str] = field(default_factory=list)  # files recall had to reindex first
     commits: dict | None = None  # a sleep window's commit range ("two sleeps ago": base..tip)
+    recent: list[RecentHit] = field(default_factory=list)  # buffered turns, said since the last sleep
 
-    def _fit(self, budget: int) -> tuple[dict[str, list[FactHit]], list[FactHit], list[str], int]:
-        """Which facts fit `budget`, in rank order: per topic, the earlier (superseded) values
-        shown last, the ids that did not fit, and the characters used."""
-        by_doc = {f.doc_id: (t, f) for t in self.topics for f in t.facts}
-        chosen: dict[str, list[FactHit]] = {}
-        earlier: list[FactHit] = []
-        left_out: list[str] = []
-        used = len(PREAMBLE) + 1
+    def _sequence(self) -> list[FactHit | RecentHit]:
+        """Facts in rank order with the buffered turns merged in by score: a turn goes before the
+        first fact it outscores."""
+        by_doc = {f.doc_id: f for t in self.topics for f in t.facts}
+        pending = sorted(self.recent, key=lambda h: -h.score)
+        seq: list[FactHit | RecentHit] = []
         for doc_id in self.order:
-            topic, fact = by_doc[doc_id]
-            if fact.superseded:
-                earlier.append(fact)
+            fact = by_doc[doc_id]
+            while pending and not fact.superseded and pending[0].score >= fact.score:
+                seq.append(pending.pop(0))
+            seq.append(fact)
+        return seq + pending
+
+    def _fit(self, budget: int) -> _Fit:
+        """Which facts and turns fit `budget`, in rank order: per topic, the buffered turns, the
+        earlier (superseded) values shown last, the ids that did not fit, and the characters used."""
+        topic_of = {f.doc_id: t for t in self.topics for f in t.facts}
+        fit = _Fit(used=len(PREAMBLE) + 1)
+        earlier: list[FactHit] = []
+        for item in self._sequence():
+            if isinstance(item, RecentHit):
+                extra = len(item.render(self.tz)) + 1 + (0 if fit.recent else len(recent.HEADING) + 2)
+                if fit.used + extra <= budget:
+                    fit.used += extra
+                    fit.recent.append(item)
+                    fit.rank.setdefault(RECENT, len(fit.rank))
+                else:
+                    fit.left_out.append(item.key)
                 continue
-            extra = len(fact.render()) + 1 + (0 if topic.path in chosen else len(topic.header()) + 2)
-            if used + extra <= budget:
-                used += extra
-                chosen.setdefault(topic.path, []).append(fact)
+            topic = topic_of[item.doc_id]
+            if item.superseded:
+                earlier.append(item)
+                continue
+            extra = len(item.render()) + 1 + (0 if topic.path in fit.chosen else len(topic.header()) + 2)
+            if fit.used + extra <= budget:
+                fit.used += extra
+                fit.chosen.setdefault(topic.path, []).append(item)
+                fit.rank.setdefault(topic.path, len(fit.rank))
             else:
-                left_out.append(doc_id)
-        shown_earlier: list[FactHit] = []
+                fit.left_out.append(item.doc_id)
         for fact in earlier:
-            extra = len(fact.render()) + 1 + (0 if shown_earlier else len(EARLIER) + 2)
-            if used + extra <= budget:
-                used += extra
-                shown_earlier.append(fact)
+            extra = len(fact.render()) + 1 + (0 if fit.earlier else len(EARLIER) + 2)
+            if fit.used + extra <= budget:
+                fit.used += extra
+                fit.earlier.append(fact)
             else:
-                left_out.append(fact.doc_id)
-        return chosen, shown_earlier, left_out, used
+                fit.left_out.append(fact.doc_id)
+        return fit
 
     def render(self, budget: int) -> str:
         """Compact Markdown within `budget` characters: the best facts first (their topic names as
-        headings), then one-liners while room is left. Values a later fact superseded come last,
-        under "Earlier values", and only when there is room."""
-        chosen, shown_earlier, _, used = self._fit(budget)
+        headings; what was said since the last sleep as a section of its own, placed by its best
+        turn), then one-liners while room is left. Values a later fact or turn superseded come
+        last, under "Earlier values", and only when there is room."""
+        fit = self._fit(budget)
+        chosen, used = fit.chosen, fit.used
         full: set[str] = set()
         for topic in self.topics:
             if topic.path not in chosen and used + len(topic.header(True)) + 2 <= budget:
                 chosen[topic.path] = []
+                fit.rank.setdefault(topic.path, len(fit.rank))
                 used += len(topic.header(True)) + 2
                 full.add(topic.path)
             elif topic.path in chosen and topic.path not in full:
@@ -143,28 +183,25 @@ class RecallResult:
                 if extra and used + extra <= budget:
                     used += extra
                     full.add(topic.path)
-        if not chosen and not shown_earlier:
+        if not chosen and not fit.earlier and not fit.recent:
             empty = PREAMBLE + "\n(nothing relevant in memory)\n"
             return empty if len(empty) <= budget else ""
         lines = [PREAMBLE]
-        for topic in self._by_best_fact(chosen):
-            lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
-        if shown_earlier:
-            lines += ["", EARLIER, *(f.render() for f in shown_earlier)]
+        by_path = {t.path: t for t in self.topics}
+        for key in sorted(fit.rank, key=lambda k: fit.rank[k]):
+            if key == RECENT:
+                lines += ["", recent.HEADING, *(h.render(self.tz) for h in fit.recent)]
+            else:
+                topic = by_path[key]
+                lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
+        if fit.earlier:
+            lines += ["", EARLIER, *(f.render() for f in fit.earlier)]
         for skill in self.skills:
             line = f"Skill available: {skill['skill_id']} — {skill['description'][:100]}"
             if used + len(line) + 2 <= budget:
                 lines += ["", line]
                 used += len(line) + 2
         return "\n".join(lines) + "\n"
-
-    def _by_best_fact(self, chosen: dict[str, list[FactHit]]) -> list[TopicHit]:
-        """The shown topics, the one holding the best fact first: the reader meets the answer
-        before the context, whatever the topics' own scores."""
-        rank = {doc_id: i for i, doc_id in enumerate(self.order)}
-        first = {path: min((rank.get(f.doc_id, len(rank)) for f in facts), default=len(rank))
-                 for path, facts in chosen.items()}
-        return sorted((t for t in self.topics if t.path in chosen), key=lambda t: first[t.path])
 
     def explain(self, budget: int | None = None) -> str:
         triggers = ", ".join(f"{t.name} ({t.evidence!r})" for t in self.triggers) or "none"
@@ -199,14 +236,22 @@ class RecallResult:
 
     def _explain_facts(self, budget: int) -> list[str]:
         """Every fact shown with its score parts, and every candidate cut with the reason."""
-        chosen, shown_earlier, left_out, used = self._fit(budget)
+        fit = self._fit(budget)
+        left_out = [k for k in fit.left_out if not k.startswith("buffer#")]
         names = {t.path: t.name for t in self.topics}
         by_doc = {f.doc_id: f for t in self.topics for f in t.facts}
-        shown = [f for fs in chosen.values() for f in fs] + shown_earlier
-        out = [f"facts shown: {len(shown)} ({used} of {budget} characters; score = (relevance + window) "
+        shown = [f for fs in fit.chosen.values() for f in fs] + fit.earlier
+        out = [f"facts shown: {len(shown)} ({fit.used} of {budget} characters; score = (relevance + window) "
                "x topic_lift x focus):"]
         for f in sorted(shown, key=lambda f: -f.score):
             out.append("  " + _fact_line(f, names.get(f.topic_path, "")))
+        out.append(f"turns said since the last sleep shown: {len(fit.recent)} of {len(self.recent)} matching "
+                   "(score = relevance x recency):")
+        for h in fit.recent:
+            text = h.excerpt if len(h.excerpt) <= 70 else h.excerpt[:67] + "..."
+            parts = " ".join(f"{k}={v:.3f}" for k, v in h.signals.items())
+            out.append(f"  {h.score:7.4f}  [{h.turn_id}] {text}  ({parts})"
+                       + (f"  supersedes {len(h.supersedes)} fact(s)" if h.supersedes else ""))
         by_score = sorted(by_doc.values(), key=lambda f: -f.score)
         rank = {f.doc_id: i for i, f in enumerate(by_score)}
         cuts = [Cut(by_doc[d], names.get(by_doc[d].topic_path, ""),
@@ -237,6 +282,7 @@ class RecallResult:
             "warnings": self.warnings,
             "candidates": [c.to_json() | {"facts": []} for c in self.candidates],
             "index": f"index@{self.index_head}" if self.index_head else None, "caught_up": self.caught_up,
+            "recent": [h.to_json() for h in self.recent],
         }
 
 

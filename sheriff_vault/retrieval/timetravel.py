@@ -6,12 +6,10 @@ versions are read from git objects (a throwaway index file, never the working tr
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import os
 import shutil
 import time
 import warnings
-from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 from sheriff_vault import timewin
 from sheriff_vault.config import CONFIG_NAME, Config, ConfigWarning, load_config
 from sheriff_vault.errors import ConfigError, TimePhraseError, TopicNotFound, VaultError
+from sheriff_vault.retrieval.changes import changes_between, item_json, line_diff
 from sheriff_vault.retrieval.reply import RecallReply, check_budget
 from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.items import Item
@@ -32,7 +31,6 @@ ASOF_KEEP = 5
 USED_STAMP = ".last-used"
 ASOF_PATHS = ("vault.yaml", "topics", "events", "skills", "wake", "conversations")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-SIMILAR = 0.8
 _SEP, _REC = "\x1f", "\x1e"
 _FMT = f"--format={_REC}%H{_SEP}%ct{_SEP}%s"
 
@@ -57,40 +55,13 @@ def _state(text: str | None, path: str) -> _State:
     return _State(topic.items(), mdfile.to_plain(topic.meta))
 
 
-def _item(item: Item) -> dict:
-    return {k: v for k, v in item.to_json().items() if k != "line"}
-
-
-def _similar(a: Item, b: Item) -> bool:
-    if a.kind != b.kind:
-        return False
-    x, y = a.text.lower(), b.text.lower()
-    return x == y or difflib.SequenceMatcher(None, x, y).ratio() >= SIMILAR
-
-
 def diff_items(old: list[Item], new: list[Item]) -> dict[str, list[dict]]:
-    """Items added, removed and changed in place: a closed loop or a fixed typo is one change, not two."""
-    same = Counter((i.kind, i.raw.strip()) for i in old) & Counter((i.kind, i.raw.strip()) for i in new)
-    removed, added = _minus(old, same), _minus(new, same)
-    changed = []
-    for before in list(removed):
-        after = next((a for a in added if _similar(before, a)), None)
-        if after is not None:
-            removed.remove(before)
-            added.remove(after)
-            changed.append({"kind": before.kind, "before": _item(before), "after": _item(after)})
-    return {"added": [_item(i) for i in added], "removed": [_item(i) for i in removed], "changed": changed}
-
-
-def _minus(items: list[Item], common: Counter) -> list[Item]:
-    left, out = Counter(common), []
-    for item in items:
-        key = (item.kind, item.raw.strip())
-        if left[key] > 0:
-            left[key] -= 1
-        else:
-            out.append(item)
-    return out
+    """Items added, removed and changed in place (the lines), and `changes`: what they mean
+    (retrieval/changes.py: a supersession as one change, with both values)."""
+    added, removed, changed = line_diff(old, new)
+    return {"added": [item_json(i) for i in added], "removed": [item_json(i) for i in removed],
+            "changed": [{"kind": b.kind, "before": item_json(b), "after": item_json(a)} for b, a in changed],
+            "changes": changes_between(old, new)}
 
 
 def _compare(before: _State, after: _State) -> dict[str, Any]:
@@ -121,6 +92,7 @@ class HistoryEntry:
     removed: list[dict]
     changed: list[dict]
     frontmatter: list[str]
+    changes: list[dict] = field(default_factory=list)  # in meaning: retrieval/changes.py
     previous_path: str | None = None
     error: str = ""
 
@@ -128,12 +100,14 @@ class HistoryEntry:
         return asdict(self)
 
 
-def history(vault: Vault, ref: str, *, limit: int | None = None) -> list[HistoryEntry]:
-    """Every commit that changed the topic's file (following renames), newest first."""
+def history(vault: Vault, ref: str, *, limit: int | None = None,
+            now: dt.datetime | None = None) -> list[HistoryEntry]:
+    """Every commit that changed the topic's file (following renames), newest first; with `now`,
+    only those dated by then (the history as it was at that time)."""
     root = vault.root
     path = topic_path(vault, ref)
     entries = []
-    for info, status, old, new in _follow(root, path, limit):
+    for info, status, old, new in _follow(root, path, limit, now):
         old_text = gitlog.show_file(root, f"{info.sha}~1", old)
         new_text = None if status == "D" else gitlog.show_file(root, info.sha, new)
         entries.append(HistoryEntry(info.sha, timewin.to_iso(info.at), info.subject, new,
@@ -174,11 +148,13 @@ def _deleted_topic(root: Path, ref: str) -> str | None:
     return None
 
 
-def _follow(root: Path, path: str, limit: int | None) -> list[tuple[gitlog.CommitInfo, str, str, str]]:
+def _follow(root: Path, path: str, limit: int | None,
+            now: dt.datetime | None = None) -> list[tuple[gitlog.CommitInfo, str, str, str]]:
     """(commit, status letter, path before, path after) for each commit touching path, across renames."""
     if not gitlog.head(root):
         return []
-    args = ["log", "--follow", "-M", "--name-status", _FMT, *([f"-n{limit}"] if limit else []), "HEAD", "--", path]
+    args = ["log", "--follow", "-M", "--name-status", _FMT, *_until(now), *([f"-n{limit}"] if limit else []),
+            "HEAD", "--", path]
     rows, current = [], path
     for rec in gitlog._run(root, *args).split(_REC):
         lines = [line for line in rec.splitlines() if line.strip()]
@@ -192,6 +168,11 @@ def _follow(root: Path, path: str, limit: int | None) -> list[tuple[gitlog.Commi
         rows.append((info, status, old, new))
         current = old
     return rows
+
+
+def _until(now: dt.datetime | None) -> list[str]:
+    """git log's filter for commits dated at or before `now` (a commit is dated by its sleep's --now)."""
+    return [f"--until={now.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}"] if now else []
 
 
 # -- the whole vault's timeline --------------------------------------------------------------------
@@ -209,13 +190,14 @@ class TimelineEntry:
         return asdict(self)
 
 
-def timeline(vault: Vault, *, limit: int | None = 20) -> list[TimelineEntry]:
-    """The commits that changed topics/, newest first, each with the topics it touched and what it
-    added, removed or changed in each (read from the files before and after)."""
+def timeline(vault: Vault, *, limit: int | None = 20, now: dt.datetime | None = None) -> list[TimelineEntry]:
+    """The commits that changed topics/, newest first (with `now`, those dated by then), each with
+    the topics it touched and what it added, removed or changed in each (read from the files
+    before and after)."""
     root = vault.root
     if not gitlog.head(root):
         return []
-    args = ["log", "-M", "-m", "--first-parent", "--name-status", _FMT + f"{_SEP}%b{_SEP}%P",
+    args = ["log", "-M", "-m", "--first-parent", "--name-status", _FMT + f"{_SEP}%b{_SEP}%P", *_until(now),
             *([f"-n{limit}"] if limit else []), "HEAD", "--", "topics/"]
     out = []
     for rec in gitlog._run(root, *args).split(_REC):
@@ -240,7 +222,8 @@ def timeline(vault: Vault, *, limit: int | None = 20) -> list[TimelineEntry]:
                            "status": _status(before, after, old, new),
                            "added": [i["text"] for i in change["added"]],
                            "removed": [i["text"] for i in change["removed"]],
-                           "changed": [c["after"]["text"] for c in change["changed"]]})
+                           "changed": [c["after"]["text"] for c in change["changed"]],
+                           "changes": change["changes"]})
         at = dt.datetime.fromtimestamp(int(ts), dt.UTC) if ts.strip().isdigit() else None
         kind = ("merge" if len(parents.split()) > 1 else "sleep" if "Sleep-Id: " in body
                 else "edit" if "Edit-Id: " in body or subject.startswith(("topic: ", "edit: ")) else "person")
