@@ -61,3 +61,15 @@ def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_e
                  ("user", "The class starts at 9am."),
                  ("assistant", "Noted: the class starts at 9:30."))
     assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3", "t4"], ["t5"], ["t6"]]
+
+
+def test_an_echo_may_name_what_an_earlier_session_said():
+    """Memory holds what earlier sessions said: an echo that names the subject from there ("the
+    Achilles") restates, it adds nothing; without that memory the name would look new."""
+    turns = talk(("user", "physio says partial tear, six weeks of rest"),
+                 ("assistant", "So: a partial Achilles tear, six weeks of rest."))
+    earlier = ["Sam: Left Achilles is sore after the Sunday run"]
+    with_memory = fold_echoes(make_units(turns, "UTC", set()), turns, earlier)
+    assert [u.turn_ids for u in with_memory] == [["t1", "t2"]]
+    without = fold_echoes(make_units(turns, "UTC", set()), turns)
+    assert len(without) == 2

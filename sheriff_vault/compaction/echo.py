@@ -9,6 +9,7 @@ echo and stays a fact of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from sheriff_vault.compaction.supersede import value_pairs
 from sheriff_vault.compaction.units import Unit
@@ -32,15 +33,19 @@ _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user s
 STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
 
 
-def fold_echoes(units: list[Unit], turns: list[Turn]) -> list[Unit]:
+def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ()) -> list[Unit]:
     """`units` without the assistant's echoes; each echo's turn id is added to the user unit it
-    restates, with the (new, old) value pairs it states."""
+    restates, with the (new, old) value pairs it states. `known`: what memory already holds of the
+    topics this talk continues (an echo may name what an earlier session said: "So: Achilles
+    tendinopathy" when only today's turn says "tendinopathy")."""
     by_turn: dict[str, list[Unit]] = {}
     for unit in units:
         by_turn.setdefault(unit.turn.id, []).append(unit)
     said_numbers: set[str] = set()
     said_words: set[str] = set()
     said_names: set[str] = set()
+    for text in known:
+        _hear(text, said_numbers, said_words, said_names)
     last_user: Turn | None = None
     echoes: set[int] = set()
     for turn in turns:
@@ -48,12 +53,16 @@ def fold_echoes(units: list[Unit], turns: list[Turn]) -> list[Unit]:
             last_user = turn
         if turn.role == "assistant" and last_user is not None:
             _fold(turn, last_user, by_turn, said_numbers, said_words, said_names, echoes)
-        numbers, words = info(turn.content)  # an echo may repeat the question it was asked too
-        said_numbers |= numbers
-        said_words |= words
-        said_names |= {w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", turn.content)}
-        said_names |= {w.lower() for w in re.findall(r"[^\W\d_]+", turn.content)}  # "Reha-Klinik" and "Reha"
+        _hear(turn.content, said_numbers, said_words, said_names)  # an echo may repeat the question it was asked too
     return [u for u in units if id(u) not in echoes]
+
+
+def _hear(text: str, said_numbers: set[str], said_words: set[str], said_names: set[str]) -> None:
+    numbers, words = info(text)
+    said_numbers |= numbers
+    said_words |= words
+    said_names |= {w.lower() for w in re.findall(r"[^\W\d_][\w'-]*", text)}
+    said_names |= {w.lower() for w in re.findall(r"[^\W\d_]+", text)}  # "Reha-Klinik" and "Reha"
 
 
 def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said_numbers: set[str], said_words: set[str],

@@ -87,9 +87,12 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     `prior`: the vault's topics, which a subject of the slice may continue."""
     humans = {t.speaker for t in turns if t.role == "user"}
     mentioned = {n for t in turns for n in proper_names(t.content)}
-    units = fold_echoes(make_units(turns, tz, humans | mentioned), turns)
     trace: list[dict] = []
-    candidates = _candidates(units, find_subjects(turns, encode, prior, trace), encode) if units else []
+    found = find_subjects(turns, encode, prior, trace)
+    continued = {s.existing for s in found if s.existing}
+    known = [text for p in prior if p.path in continued for text in p.texts]
+    units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
     # name the subject crisply ("Noted: a grant application to the neighbourhood fund ...").
