@@ -19,14 +19,22 @@ trap 'vault watch --stop >/dev/null 2>&1 || true' EXIT
 step "vault sleep examples/conversation.jsonl   (three days of talk; the last 20 turns stay as the tail)"
 vault sleep examples/conversation.jsonl --now 2026-02-20T03:31:00Z
 
-step "vault sleep examples/transcript.md   (four days later, a Markdown transcript)"
-vault sleep examples/transcript.md --now 2026-02-24T10:05:00Z
+step "vault sleep examples/transcript.md --final --explain   (four days later, a Markdown transcript; the session ends)"
+# A later session continues the topics the first sleep wrote ("N updated"), and its correction
+# (recall target 20 ms instead of 30 ms) strikes the old value; --explain says per turn why.
+vault sleep examples/transcript.md --final --explain --now 2026-02-24T10:15:00Z
+
+step "git show HEAD -- topics/   (the second sleep as a diff: updates to existing topics, the old value struck)"
+git -C "$VAULT" --no-pager show --format='%h %s' HEAD -- topics/
 
 step 'vault recall "what is Melanie bringing to Caroline'"'"'s party?"   (names and aliases lead to the topic)'
 vault recall "what is Melanie bringing to Caroline's party?" --now 2026-02-24T10:10:00Z --budget 900
 
 step 'vault recall "what is the party budget now?"   (one value: the current one first, the corrected one as history)'
 vault recall "what is the party budget now?" --now 2026-02-24T10:10:00Z --budget 900
+
+step 'vault recall "what is the recall latency target?"   (corrected in a later session: the new value first)'
+vault recall "what is the recall latency target?" --now 2026-02-24T10:20:00Z --budget 700
 
 step 'vault recall "what did we decide about the database last week?"   (a time window)'
 vault recall "what did we decide about the database last week?" --now 2026-02-24T10:10:00Z --budget 900

@@ -32,7 +32,7 @@ def test_jsonl_keeps_ids_names_and_times():
 
 def test_markdown_transcript_round_trips():
     turns = parse((EXAMPLES / "transcript.md").read_text(), "transcript.md")
-    assert [t.role for t in turns] == ["user", "assistant", "user", "assistant"]
+    assert [t.role for t in turns] == ["user", "assistant"] * 4
     assert turns[0].name == "Dana" and turns[0].at.isoformat() == "2026-02-24T10:00:00+00:00"
     text = render_markdown(turns, {"id": "x"})
     assert parse(text) == turns
