@@ -53,8 +53,8 @@ def _href(target: str) -> str | None:
     if target.lower().startswith(_SAFE_SCHEMES):
         return target
     if "conversations/" in target:
-        from sheriff_vault.store.citations import parse_ref
         from sheriff_vault.errors import VaultError
+        from sheriff_vault.store.citations import parse_ref
 
         try:
             return cite_url(parse_ref(target))
