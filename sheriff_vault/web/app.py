@@ -47,7 +47,8 @@ def _ago(value: Any) -> str:
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(HERE / "templates")), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(day=_day, ago=_ago, topic_url=render.topic_url, q=lambda v: quote(str(v), safe=""))
+    env.filters.update(day=_day, ago=_ago, topic_url=render.topic_url, item_line=render.item_line,
+                       q=lambda v: quote(str(v), safe=""))
     env.globals.update(urlencode=urlencode, parse_diff=render.parse_diff)
     return env
 

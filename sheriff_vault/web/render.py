@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 
 from markupsafe import Markup, escape
 
-from sheriff_vault.store.items import Body, Citation, Item
+from sheriff_vault.store.items import Body, Citation, Item, parse_item
 
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
@@ -105,7 +105,8 @@ def inline(text: str) -> Markup:
 def item_html(item: Item) -> Markup:
     """One fact, open loop or event: its date, its text (struck when superseded) and its citations."""
     classes = ["item", item.kind] + (["superseded"] if item.superseded else []) + (["done"] if item.done else [])
-    parts = [f'<li class="{" ".join(classes)}" id="L{item.line}">']
+    anchor = f' id="L{item.line}"' if item.line else ""
+    parts = [f'<li class="{" ".join(classes)}"{anchor}>']
     if item.kind == "loop":
         parts.append(f'<span class="check">{"&#9745;" if item.done else "&#9744;"}</span> ')
     parts.append(f'<time>{escape(item.date) if item.date else "undated"}</time> ')
@@ -122,6 +123,16 @@ def item_html(item: Item) -> Markup:
                      f'[{escape(label)}{pin}]</a>')
     parts.append("</li>")
     return Markup("".join(parts))
+
+
+def item_line(raw: str) -> Markup:
+    """A raw item line (what a sleep under review added) drawn as an item; plain text if it is none."""
+    item = parse_item(raw, "fact")
+    if item is None:
+        return Markup(f'<li class="item">{escape(raw)}</li>')
+    if raw.lstrip("-* ").startswith("["):
+        item.kind = "loop"
+    return item_html(item)
 
 
 def body_html(body: Body) -> Markup:
@@ -197,4 +208,5 @@ def parse_diff(text: str) -> list[DiffFile]:
             current.lines.append(("del fact" if _ITEM_LINE.match(line[1:]) else "del", line))
         else:
             current.lines.append(("ctx", line))
-    return files
+    rank = ("topics/", "events/", "wake/")
+    return sorted(files, key=lambda f: next((i for i, p in enumerate(rank) if f.path.startswith(p)), len(rank)))
