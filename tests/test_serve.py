@@ -293,3 +293,23 @@ def test_a_real_server_listens_on_loopback_and_checks_the_host(vault: Vault):
 def test_serve_help_explains_it(invoke):
     result = invoke("serve", "--help")
     assert result.exit_code == 0 and "127.0.0.1" in result.output and "--host" in result.output
+
+
+def test_the_topic_list_follows_the_files(vault: Vault, monkeypatch: pytest.MonkeyPatch):
+    from sheriff_vault.store import catalog as catalog_module
+    from sheriff_vault.store.catalog import TopicCatalog
+    from sheriff_vault.store.edits import create_topic
+
+    listing = TopicCatalog(vault)
+    assert {s.slug for s in listing.summaries()} == {TOPIC, "orders-database-moves"}
+    create_topic(vault, "Garden shed", now=parse_instant("2026-02-14", "UTC"), facts=["The shed roof leaks."])
+    shed = next(s for s in listing.summaries() if s.slug == "garden-shed")  # a new file: seen at once
+    assert shed.facts == 1 and shed.name == "Garden shed"
+    monkeypatch.setattr(catalog_module, "RESCAN_SECONDS", 0.0)  # an in-place rewrite: seen at the next full check
+    path = vault.root / "topics" / "garden-shed.md"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("- 2026-02-15 — The shed door sticks.\n")
+    assert next(s for s in listing.summaries() if s.slug == "garden-shed").facts == 2
+    path.write_text("no frontmatter here\n")
+    broken = next(s for s in listing.summaries() if s.slug == "garden-shed")
+    assert "frontmatter" in broken.error and "topics/garden-shed.md" in broken.error

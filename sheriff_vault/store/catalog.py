@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,18 +119,38 @@ def summarise(path: Path, rel: str, st: os.stat_result | None = None) -> TopicSu
     return summary
 
 
+RESCAN_SECONDS = 2.0
+
+
 class TopicCatalog:
-    """Every topic's summary, kept across calls (a long-lived process such as `vault serve`)."""
+    """Every topic's summary, kept across calls (a long-lived process such as `vault serve`).
+
+    Checking 10k files' stat takes ~100 ms, so a call within RESCAN_SECONDS of the last full check
+    trusts the folder's own modification time: every write the program makes (sleep, an edit, a
+    merge, git checkout) replaces or adds a file, which changes it. Only a file an editor rewrites
+    in place can show its old summary, for at most RESCAN_SECONDS."""
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self._known: dict[str, tuple[tuple[int, int, int], TopicSummary]] = {}
         self._lock = threading.Lock()
+        self._folder_key: tuple[int, int] | None = None
+        self._checked = 0.0
+        self._list: list[TopicSummary] = []
 
     def summaries(self) -> list[TopicSummary]:
         """Every topic file now, re-reading only the files that changed since the last call."""
         folder = self.vault.topics.dir
         with self._lock:
+            try:
+                st_folder = os.stat(folder)
+                folder_key: tuple[int, int] | None = (st_folder.st_mtime_ns, st_folder.st_ino)
+            except OSError:
+                folder_key = None
+            if folder_key is not None and folder_key == self._folder_key \
+                    and time.monotonic() - self._checked < RESCAN_SECONDS:
+                return list(self._list)
+            checked = time.monotonic()
             seen: dict[str, tuple[tuple[int, int, int], TopicSummary]] = {}
             try:
                 entries = list(os.scandir(folder))
@@ -152,7 +173,9 @@ class TopicCatalog:
                 summary = summarise(Path(entry.path), f"topics/{entry.name}", st)
                 seen[entry.name] = (key, summary)
             self._known = seen
-            return [s for _, s in seen.values()]
+            self._list = [s for _, s in seen.values()]
+            self._folder_key, self._checked = folder_key, checked
+            return list(self._list)
 
     def by_id(self) -> dict[str, TopicSummary]:
         return {s.id: s for s in self.summaries() if s.id}
