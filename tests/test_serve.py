@@ -313,3 +313,42 @@ def test_the_topic_list_follows_the_files(vault: Vault, monkeypatch: pytest.Monk
     path.write_text("no frontmatter here\n")
     broken = next(s for s in listing.summaries() if s.slug == "garden-shed")
     assert "frontmatter" in broken.error and "topics/garden-shed.md" in broken.error
+
+
+def test_an_edit_racing_a_real_sleep_loses_nothing(client: TestClient, vault: Vault, tmp_path: Path):
+    """A real `vault sleep` that updates the same topic runs while the person saves a form opened
+    before it: whichever takes the vault lock first, both the sleep's fact and the edit are in HEAD."""
+    from serve_fixtures import conversation
+
+    from sheriff_vault.daemon.client import sleep
+    from sheriff_vault.store import transcripts
+
+    path = vault.root / "topics" / f"{TOPIC}.md"
+    opened = path.read_text()
+    mine = opened.rstrip("\n") + "\n- 2026-02-13 — The cake is lemon.\n"
+    turns = transcripts.read_file(conversation(tmp_path / "race.jsonl", "r", "2026-02-13", [
+        ("user", "For Caroline's birthday party at Riverside Park, a magician will perform at 3pm."),
+        ("assistant", "Noted, a magician at 3pm."),
+        ("user", "Thanks!"), ("assistant", "Sure."), ("user", "Bye."), ("assistant", "Bye!")]))
+    slept: dict = {}
+    sleeper = threading.Thread(target=lambda: slept.update(
+        result=sleep(vault, turns, now=parse_instant("2026-02-13T12:00:00Z", "UTC"))))
+    sleeper.start()
+    response = client.post(f"/topics/{TOPIC}/edit", data={"text": mine, "base": opened, "message": "cake"},
+                           headers=ORIGIN, follow_redirects=False)
+    sleeper.join(timeout=300)
+    assert response.status_code == 303, response.text
+    assert slept["result"].commit, slept["result"].describe()
+    head = git(vault.root, "show", f"HEAD:topics/{TOPIC}.md")
+    assert "The cake is lemon." in head and "magician" in head
+    assert path.read_text() == head and git(vault.root, "status", "--porcelain", "topics").strip() == ""
+
+
+def test_serve_says_when_the_port_is_taken(invoke, vault: Vault):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = invoke("serve", "--vault", vault.root, "--port", taken.getsockname()[1])
+    assert result.exit_code == 1 and "cannot listen" in result.output
