@@ -243,7 +243,12 @@ def test_path_traversal_is_refused(vault: Vault):
             assert 400 <= response.status < 500, (url, response.status)
             assert "root:" not in body and "schema_version" not in body and "embedding:" not in body, url
         conn.request("GET", f"/topics/{TOPIC}", headers=cookie)
-        assert conn.getresponse().status == 200
+        page = conn.getresponse()
+        assert page.status == 200 and page.read()
+        conn.request("GET", f"//evil.example/x?token={server.token}")
+        bounce = conn.getresponse()
+        bounce.read()
+        assert bounce.status == 303 and bounce.getheader("location") == "/evil.example/x"  # never off-site
         conn.close()
 
 

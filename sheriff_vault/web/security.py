@@ -79,7 +79,8 @@ class Guard:
                 await _refuse(send, 403, "Wrong token: open the URL `vault serve` printed when it started.")
                 return
             rest = urlencode([(k, v) for k, v in query.items() if k != "token"])
-            location = scope.get("path", "/") + (f"?{rest}" if rest else "")
+            # One leading slash: `//host` would be a redirect to another site.
+            location = "/" + scope.get("path", "/").lstrip("/") + (f"?{rest}" if rest else "")
             await send({"type": "http.response.start", "status": 303, "headers": [
                 (b"location", location.encode("latin-1")),
                 (b"set-cookie", f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()),
