@@ -119,6 +119,11 @@ def test_invalid_frontmatter_is_refused_with_its_line_and_nothing_changes(client
     assert re.search(r"topics/caroline-birthday-party\.md:\d+:", refused.text)
     assert "touch_count: [2" in refused.text  # the person's text is kept in the form
     assert path.read_text() == before and git(vault.root, "rev-parse", "HEAD") == head
+    (vault.root / "topics" / "broken.md").write_text(broken)
+    page = client.get("/topics/broken")
+    assert page.status_code == 400 and 'id="fix-link"' in page.text
+    fix = client.get("/topics/broken/edit")
+    assert fix.status_code == 200 and "touch_count: [2" in fix.text and 'class="error"' in fix.text
     no_id = client.post(f"/topics/{TOPIC}/edit", data={"text": before.replace("name: Caroline birthday party\n", ""),
                                                         "base": before}, headers=ORIGIN)
     assert no_id.status_code == 400 and "no `name`" in no_id.text

@@ -77,7 +77,11 @@ class Pages:
             message = f"unexpected {type(exc).__name__}: {exc} (the server log has the details)"
         else:
             message = str(exc)
-        return self.page("error.html", request, status=status, message=message)
+        fix = None
+        slug = request.path_params.get("slug")
+        if isinstance(exc, TopicFormatError) and slug and views.SLUG.match(slug):
+            fix = render.topic_url(slug) + "/edit"
+        return self.page("error.html", request, status=status, message=message, fix=fix)
 
     # -- topics --------------------------------------------------------------------------------
     def topics(self, request: Request) -> Response:
@@ -103,7 +107,12 @@ class Pages:
 
         slug = views.check_slug(request.path_params["slug"])
         if request.method == "GET":
-            topic = await run_in_threadpool(views.load_topic, self.vault, slug)
+            try:
+                topic = await run_in_threadpool(views.load_topic, self.vault, slug)
+            except TopicFormatError as exc:  # a broken file opens as it is, with what is wrong
+                text = await run_in_threadpool(views.topic_text, self.vault, slug)
+                return self.page("edit.html", request, topic=None, slug=slug, text=text, base=text, message="",
+                                 error=str(exc))
             text = topic.render()
             return self.page("edit.html", request, topic=topic, slug=slug, text=text, base=text, message="",
                              error=None)

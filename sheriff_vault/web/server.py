@@ -37,6 +37,18 @@ def free_port(host: str = LOOPBACK) -> int:
         return int(sock.getsockname()[1])
 
 
+def _own_names(host: str) -> list[str]:
+    """Listening on every interface (--host 0.0.0.0 or ::): the names this machine goes by."""
+    if host.strip("[]") not in ("0.0.0.0", "::"):
+        return []
+    name = socket.gethostname()
+    try:
+        addresses = socket.gethostbyname_ex(name)[2]
+    except OSError:
+        addresses = []
+    return [name, socket.getfqdn(), *addresses]
+
+
 class Server:
     """The app on `host:port` in a background thread; `start()` returns once it accepts connections."""
 
@@ -49,7 +61,7 @@ class Server:
         self.vault, self.host = vault, host
         self.port = port or free_port(host)
         self.token = token or new_token()
-        extra = [] if host in (LOOPBACK, "localhost", "::1", "[::1]") else [host]
+        extra = [] if host in (LOOPBACK, "localhost", "::1", "[::1]") else [host, *_own_names(host)]
         self.app = create_app(vault, token=self.token, port=self.port, hosts=allowed_hosts(self.port, extra))
         config = uvicorn.Config(self.app, host=host.strip("[]"), port=self.port, log_level=log_level,
                                 access_log=False, lifespan="off", server_header=False)

@@ -38,6 +38,14 @@ def load_topic(vault: Vault, slug: str) -> Topic:
     return vault.topics.load(path)
 
 
+def topic_text(vault: Vault, slug: str) -> str:
+    """A topic file's text even when it does not parse, so the edit form can fix it."""
+    path = vault.topics.dir / f"{check_slug(slug)}.md"
+    if not path.is_file():
+        raise TopicNotFound(f"no topic topics/{slug}.md", hint="the topics page lists them all")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 # -- topics ------------------------------------------------------------------------------------
 @dataclass
 class TopicsPage:
