@@ -63,6 +63,8 @@ def test_topics_lists_filters_and_sorts(client: TestClient):
     assert page.status_code == 200
     assert "Caroline birthday party" in page.text and "Orders database moves" in page.text
     assert "server-timing" in page.headers
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
     only = client.get("/topics", params={"q": "postgres"}).text
     assert "Orders database moves" in only and "Caroline birthday party" not in only
     by_size = text_of(client.get("/topics", params={"sort": "size"}).text)

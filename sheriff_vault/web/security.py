@@ -19,6 +19,14 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+# Every response: scripts, styles and images only from the app itself, never framed by another
+# page (no clickjacking of the accept / reject buttons), and memory never kept in the browser's cache.
+HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                 b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),
+]
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
@@ -97,7 +105,13 @@ class Guard:
             await _refuse(send, 401, "This memory browser needs its token: open the URL `vault serve` printed "
                           "when it started (it ends in ?token=...).")
             return
-        await self.app(scope, receive, send)
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []), *(h for h in HEADERS if h[0] not in names)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 async def _refuse(send: Any, status: int, message: str) -> None:
