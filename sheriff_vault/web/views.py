@@ -126,7 +126,7 @@ def topic_history(vault: Vault, topic: Topic, limit: int = 50) -> list[dict[str,
     from sheriff_vault.retrieval.timetravel import history
 
     try:
-        return [e.to_json() for e in history(vault, topic.rel, limit=limit)]
+        return [e.to_json() for e in history(vault, topic.slug, limit=limit)]  # by slug: found without a scan
     except VaultError:
         return []
 
