@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import git, wait_for
 from serve_fixtures import copy_vault, make_vault
 from starlette.testclient import TestClient
 
@@ -198,8 +198,9 @@ def test_health_shows_doctor_index_and_quarantine(client: TestClient, vault: Vau
     assert "quarantine/2026/02/11/" in page.text and "injection" in page.text
     assert 'id="index-status"' in page.text
     (vault.root / "topics" / "broken.md").write_text("---\nid: [\n---\n")
-    page = client.get("/health")
-    assert re.search(r"topics/broken\.md:\d+", page.text)
+    # The check runs in the background: the page shows the last report until the new one is ready.
+    wait_for(lambda: re.search(r"topics/broken\.md:\d+", client.get("/health").text), timeout=60,
+             what="the new report")
 
 
 # -- guards --------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
 from importlib import resources
 from pathlib import Path
@@ -53,12 +54,68 @@ def _environment() -> Environment:
     return env
 
 
+class HealthChecks:
+    """The newest health report, remade in a thread when the vault changed (HEAD or any file in
+    topics/, wake/, quarantine/ or vault.yaml)."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.report: dict[str, Any] | None = None
+        self.key: tuple | None = None
+        self.running = False
+        self.lock = threading.Lock()
+
+    def _key(self) -> tuple:
+        from sheriff_vault.store import gitlog
+
+        stamps: list[tuple[int, int] | None] = []
+        for name in ("topics", "wake", "quarantine", "vault.yaml"):
+            try:
+                st = (self.vault.root / name).stat()
+                stamps.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                stamps.append(None)
+        latest = max((p.stat().st_mtime_ns for p in self.vault.topics.paths()), default=0) \
+            if len(self.vault.topics.names()) <= 2000 else 0  # a small vault: catch in-place edits too
+        return (gitlog.head(self.vault.root), tuple(stamps), latest)
+
+    def get(self) -> tuple[dict[str, Any] | None, bool]:
+        """(the newest report or None, whether a newer one is being made)."""
+        key = self._key()
+        with self.lock:
+            if self.report is not None and key == self.key:
+                return self.report, False
+            if not self.running:
+                self.running = True
+                threading.Thread(target=self._run, args=(key,), name="vault-serve-health", daemon=True).start()
+            report = self.report
+        if report is None:  # first time: wait a little, a small vault is checked at once
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and self.report is None:
+                time.sleep(0.05)
+            report = self.report
+        with self.lock:
+            return report, self.running or key != self.key
+
+    def _run(self, key: tuple) -> None:
+        try:
+            report = views.health(self.vault)
+        except Exception as exc:  # the page says what failed; the next visit tries again
+            log.exception("health check failed")
+            report = {"problems": [], "summary": f"the check failed: {type(exc).__name__}: {exc}", "ok": False,
+                      "index": {}, "index_error": "", "head": None, "at_head": False, "quarantined": []}
+            key = ()
+        with self.lock:
+            self.report, self.key, self.running = report, key, False
+
+
 class Pages:
     """The routes, holding the vault, the topic catalog and the templates."""
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self.catalog = TopicCatalog(vault)
+        self.checks = HealthChecks(vault)
         self.env = _environment()
 
     def page(self, name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
@@ -177,7 +234,12 @@ class Pages:
                          error=error)
 
     def health(self, request: Request) -> Response:
-        return self.page("health.html", request, h=views.health(self.vault))
+        """`vault doctor` reads every file (~50 s at 10k topics): the check runs in the background
+        and the page shows the newest report, saying when it is being brought up to date."""
+        report, checking = self.checks.get()
+        if report is None:
+            return self.page("health_wait.html", request)
+        return self.page("health.html", request, h=report, checking=checking)
 
     def home(self, request: Request) -> Response:
         return RedirectResponse("/topics", status_code=303)
