@@ -25,7 +25,7 @@ OWNERS = {"tantivy": {"index/engine.py"}, "git": {"store/gitlog.py"}, "sentence_
           "tomlkit": {"agent/hooks.py"}, "jsonschema": {"agent/schema.py"}, "onnxruntime": {"index/onnxmodel.py"},
           "torch": {"index/embed.py", "index/onnxmodel.py"}, "transformers": {"index/embed.py", "index/onnxmodel.py"},
           "usearch": {"index/ann.py"}, "starlette": {"web/app.py"}, "uvicorn": {"web/server.py"},
-          "jinja2": {"web/app.py"}, "markdown_it": {"web/render.py"}}
+          "jinja2": {"web/app.py"}, "markdown_it": {"web/render.py"}, "yaml": {"store/catalog.py"}}
 HEAVY = {"numpy", "tantivy", "git", "openai", "sentence_transformers", "torch", "mcp", "onnxruntime"}
 
 

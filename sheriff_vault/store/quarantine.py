@@ -28,7 +28,7 @@ class Quarantined:
 
 def list_quarantined(vault: Vault, limit: int = 500) -> list[Quarantined]:
     """Held-back turns, newest first, each with the reason sleep gave (its file's frontmatter)."""
-    import yaml
+    from sheriff_vault.errors import VaultError
 
     folder = vault.path("quarantine")
     if not folder.is_dir():
@@ -38,8 +38,8 @@ def list_quarantined(vault: Vault, limit: int = 500) -> list[Quarantined]:
         meta: Any = {}
         try:
             parts = mdfile.split(path.read_text(encoding="utf-8", errors="replace"))
-            meta = yaml.safe_load(parts.fm) if parts else {}
-        except (OSError, yaml.YAMLError):
+            meta = mdfile.to_plain(mdfile.load_meta(parts.fm, vault.rel(path))) if parts else {}
+        except (OSError, VaultError):
             meta = {}
         meta = meta if isinstance(meta, dict) else {}
         found.append(Quarantined(vault.rel(path), str(meta.get("turn") or ""), str(meta.get("role") or ""),

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sheriff_vault.errors import CitationError, TopicNotFound, VaultError
+from sheriff_vault.errors import CitationError, TopicFormatError, TopicNotFound, VaultError
 from sheriff_vault.store.catalog import TopicCatalog, TopicSummary
 
 if TYPE_CHECKING:
@@ -43,7 +43,10 @@ def topic_text(vault: Vault, slug: str) -> str:
     path = vault.topics.dir / f"{check_slug(slug)}.md"
     if not path.is_file():
         raise TopicNotFound(f"no topic topics/{slug}.md", hint="the topics page lists them all")
-    return path.read_text(encoding="utf-8", errors="replace")
+    from sheriff_vault.store.fsutil import read_text_limited
+    from sheriff_vault.store.topics import MAX_TOPIC_BYTES
+
+    return read_text_limited(path, MAX_TOPIC_BYTES, TopicFormatError, display=f"topics/{slug}.md")
 
 
 # -- topics ------------------------------------------------------------------------------------
