@@ -189,7 +189,22 @@ def test_recall_with_its_explanation(browser, served, shots: Path):
 
 
 def test_health(browser, served, shots: Path):
-    browser.get(served[1].base + "/health")
-    assert wait(browser, "#doctor-summary").text
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    vault = served[0]
+    (vault.root / "topics" / "garden-shed.md").write_text(
+        "---\nid: 6f1d7a52-3c8e-4b7a-9d0e-5a2b8c4e1f31\nname: Garden shed\nlast_seen: next tuesday\n---\n\n"
+        "# Garden shed\n\n## Facts\n\n- 2026-02-31 — The roof leaks.\n")
+    deadline = time.monotonic() + 90
+    while True:  # the check runs in the background; the page reloads itself until it is done
+        browser.get(served[1].base + "/health")
+        found = browser.find_elements(By.CSS_SELECTOR, "#problems")
+        if found or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert found and "topics/garden-shed.md:" in found[0].text and "not a real date" in found[0].text
     assert "injection" in wait(browser, "#quarantine").text
+    assert browser.find_element(By.ID, "index-status").text
     shoot(browser, shots, "health")
