@@ -75,8 +75,13 @@ class HealthChecks:
                 stamps.append((st.st_mtime_ns, st.st_size))
             except OSError:
                 stamps.append(None)
-        latest = max((p.stat().st_mtime_ns for p in self.vault.topics.paths()), default=0) \
-            if len(self.vault.topics.names()) <= 2000 else 0  # a small vault: catch in-place edits too
+        latest = 0
+        if len(self.vault.topics.names()) <= 2000:  # a small vault: catch edits made in place too
+            for path in self.vault.topics.paths():
+                try:
+                    latest = max(latest, path.stat().st_mtime_ns)
+                except OSError:  # removed meanwhile: the folder's own stamp says so
+                    pass
         return (gitlog.head(self.vault.root), tuple(stamps), latest)
 
     def get(self) -> tuple[dict[str, Any] | None, bool]:
