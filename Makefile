@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo lint test test-fast bench locomo sleep-quality clean
+.PHONY: setup demo lint test test-fast bench locomo sleep-quality clean browser screenshots bench-serve
 
 # The CPU build of torch goes in first: sentence-transformers would otherwise pull the CUDA one.
 $(STAMP): pyproject.toml
@@ -51,6 +51,20 @@ sleep-quality: setup
 
 locomo: setup
 	$(BIN)/python benchmarks/locomo.py ../shared/bench/locomo
+
+# Headless Chromium and its driver from the distribution, for the `vault serve` browser tests
+# (tests/test_serve_e2e.py skips without them; Selenium never downloads a browser).
+browser:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update && apt-get install -y chromium chromium-driver)
+
+# The browser tests, keeping their screenshots as the docs' pictures.
+screenshots: setup
+	SHERIFF_VAULT_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q tests/test_serve_e2e.py
+
+# Server time of the topics page at 10k topics (benchmarks/RESULTS.md).
+bench-serve: setup
+	$(BIN)/python benchmarks/serve_topics.py --topics 10000
 
 clean:
 	rm -rf demo-vault .pytest_cache

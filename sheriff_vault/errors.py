@@ -111,3 +111,11 @@ class CitationError(VaultError):
 
 class ModelExportError(VaultError):
     """The embedding model could not be exported to ONNX (`embedding.backend: onnx`)."""
+
+
+class EditConflict(VaultError):
+    """A topic changed since the person opened it and their edit clashes with that change; nothing was written."""
+
+
+class ServeError(VaultError):
+    """`vault serve` was asked to listen where it should not, or could not listen."""

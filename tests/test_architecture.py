@@ -18,12 +18,14 @@ PACKAGE = ROOT / "sheriff_vault"
 README = (ROOT / "README.md").read_text()
 # Bottom to top. The package's loose modules (errors, config, timewin, text, faults, llm) are the
 # core every wing may use; retrieval and compaction stand side by side and must not use each other.
-WINGS = {"core": 0, "store": 1, "index": 2, "retrieval": 3, "compaction": 3, "daemon": 4, "agent": 5, "cli": 6}
+WINGS = {"core": 0, "store": 1, "index": 2, "retrieval": 3, "compaction": 3, "daemon": 4, "agent": 5, "web": 5,
+         "cli": 6}
 OWNERS = {"tantivy": {"index/engine.py"}, "git": {"store/gitlog.py"}, "sentence_transformers": {"index/embed.py"},
           "openai": {"llm.py"}, "watchdog": {"daemon/watch.py"}, "mcp": {"agent/mcp.py"},
           "tomlkit": {"agent/hooks.py"}, "jsonschema": {"agent/schema.py"}, "onnxruntime": {"index/onnxmodel.py"},
           "torch": {"index/embed.py", "index/onnxmodel.py"}, "transformers": {"index/embed.py", "index/onnxmodel.py"},
-          "usearch": {"index/ann.py"}}
+          "usearch": {"index/ann.py"}, "starlette": {"web/app.py"}, "uvicorn": {"web/server.py"},
+          "jinja2": {"web/app.py"}, "markdown_it": {"web/render.py"}, "yaml": {"store/catalog.py"}}
 HEAVY = {"numpy", "tantivy", "git", "openai", "sentence_transformers", "torch", "mcp", "onnxruntime"}
 
 

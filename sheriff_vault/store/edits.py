@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sheriff_vault import faults
-from sheriff_vault.errors import TopicExists, VaultError
+from sheriff_vault.errors import EditConflict, TopicExists, TopicNotFound, VaultError
 from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.topics import EDGE_TYPES, Topic, fact, slugify
 from sheriff_vault.store.vault import Vault
@@ -55,6 +55,44 @@ def _refuse_existing(vault: Vault, name: str) -> None:
 def commit_edit(vault: Vault, topic: Topic) -> str | None:
     """Commit a person's edit of one topic file (after `vault topic edit`)."""
     return gitlog.commit_paths(vault.root, f"edit: {topic.name}", [topic.rel])
+
+
+def save_topic_text(vault: Vault, slug: str, text: str, *, base: str | None = None, message: str = "",
+                    lock_timeout: float = 60.0) -> EditResult:
+    """Replace a topic file with the text a person edited (the `vault serve` edit form), as one commit.
+
+    The text is checked first (a bad frontmatter is refused with its line; nothing is written) and
+    written as given, so the person's YAML keeps its layout. `base` is the text they started from:
+    when the file changed meanwhile (a sleep ran), their edit and that change are merged three ways
+    with the topic merge driver, so neither is lost; a clash is refused. Holds the vault lock, as
+    sleep does, so the two never interleave."""
+    rel = f"topics/{slug}.md"
+    text = text.replace("\r\n", "\n")
+    Topic.parse(text, vault.root / rel, rel)
+    with vault.lock(timeout=lock_timeout):
+        path = vault.root / rel
+        if not path.is_file():
+            raise TopicNotFound(f"{rel} does not exist (it was renamed or deleted)", hint="open the topic again")
+        current = path.read_text(encoding="utf-8")
+        if base is not None and current != base.replace("\r\n", "\n") and text != current:
+            from sheriff_vault.store.topicmerge import merge_texts
+
+            merged = merge_texts(base.replace("\r\n", "\n"), current, text, path=rel)
+            if not merged.clean:
+                raise EditConflict(f"{rel} changed since you opened it and your edit clashes with that change",
+                                   path=rel, hint="nothing was written; open the topic again and redo the edit")
+            text = merged.text
+        topic = Topic.parse(text, path, rel)
+        if text == current:
+            return EditResult(topic, False, None)
+        message = message.replace("\r\n", "\n").strip() or f"edit: {topic.name}"
+        with journal.transaction(vault, "edit", {rel: text.encode()}) as tx:
+            from sheriff_vault.store.fsutil import atomic_write
+
+            atomic_write(path, text)
+            faults.point("edit:saved")
+            sha = tx.commit(message, [rel])
+    return EditResult(topic, False, sha)
 
 
 def upsert_topic(vault: Vault, update: dict[str, Any], *, now: dt.datetime, commit: bool = True) -> EditResult:
