@@ -139,3 +139,23 @@ def test_sleeping_session_by_session_with_the_model_continues_the_topics(vault: 
                    now=DAY2 + dt.timedelta(hours=1))
     assert not second.created and len(second.updated) == 2
     assert topic_names(vault) == names
+
+
+def test_a_vault_topic_is_as_alike_as_its_closest_lines_and_a_crowded_one_must_fit_better():
+    """_likeness against a vault topic on its own, with hand-made vectors: the lines nearest the
+    exchange count, not the topic's whole spread; past BIG_TOPIC lines the same fit counts less."""
+    from collections import Counter
+
+    from sheriff_vault.compaction.subjects import BIG_TOPIC, Subject, _likeness
+
+    def topic(n_far: int) -> Subject:
+        near = [(vec(1, 0, 0), Counter({"kiln": 1}))] * 3
+        far = [(vec(0, 1, 0), Counter({"other": 1}))] * n_far
+        lines = near + far
+        return Subject([], [v for v, _ in lines], Counter(), "topics/pottery.md", "Pottery", lines)
+
+    weight = {"kiln": 1.0}
+    small, crowded = topic(4), topic(4 * BIG_TOPIC)
+    alike = _likeness(vec(1, 0, 0), Counter({"kiln": 1}), small, weight, recent=False)
+    assert alike == pytest.approx(1.0)  # its three closest lines say just this, however much else it holds
+    assert _likeness(vec(1, 0, 0), Counter({"kiln": 1}), crowded, weight, recent=False) < 0.6 * alike

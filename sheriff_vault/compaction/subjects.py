@@ -82,6 +82,8 @@ YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
 DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raised
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
+NEAR_LINES = 3    # a vault topic is judged by its lines closest to the exchange
+BIG_TOPIC = 16    # ... and past this many lines it must fit more clearly to grow (no catch-all topics)
 
 
 @dataclass
@@ -93,14 +95,17 @@ class Subject:
     bag: Counter[str] = field(default_factory=Counter)
     existing: str = ""  # the vault topic (path) this subject continues
     name: str = ""  # ... and its name
+    lines: list[tuple[np.ndarray, Counter[str]]] = field(default_factory=list)  # a vault topic's lines, one by one
 
 
 def _seeded(prior: PriorTopic) -> Subject:
     """An existing topic as a subject the slice may continue: its lines are what it is about."""
+    bags = [_bag(t) for t in prior.texts]
     bag: Counter[str] = Counter()
-    for one in (_bag(t) for t in prior.texts):
+    for one in bags:
         bag.update(one)
-    return Subject([], list(prior.vectors), bag, prior.path, prior.name)
+    return Subject([], list(prior.vectors), bag, prior.path, prior.name,
+                   list(zip(prior.vectors, bags, strict=True)))
 
 
 def exchanges(talk: list[Turn]) -> list[list[Turn]]:
@@ -192,6 +197,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         subject.turns += group
         subject.vectors.append(vec)
         subject.bag.update(bag)
+        if subject.existing:
+            subject.lines.append((vec, bag))
         current, last_at, replied_to = chosen, group[-1].at or last_at, group[-1]
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
@@ -264,12 +271,21 @@ def _choose(likeness: list[float], current: int | None, switch: bool, reconsider
 def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict[str, float], recent: bool) -> float:
     """Meaning and shared uncommon words, 0..1: against the subject's last few exchanges when it is
     the current one (a subject drifts as it goes), against all of it otherwise."""
+    words = set(bag)
+    total = sum(weight.get(w, 0.0) for w in words) or 1.0
+    if subject.lines:  # a vault topic, however large, is as alike as its closest lines: no catch-all
+        sims = np.asarray([float(vec @ v) for v, _ in subject.lines])
+        near = np.argsort(-sims)[:NEAR_LINES]
+        cosine = max(0.0, float(np.mean(sims[near])))
+        their = set().union(*(subject.lines[i][1] for i in near))
+        shared = sum(weight.get(w, 0.0) for w in words if w in their)
+        # a topic past BIG_TOPIC lines must be a clearer fit to grow: no catch-all topic
+        crowded = min(1.0, (BIG_TOPIC / len(subject.lines)) ** 0.5)
+        return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * shared / total))
     vectors = subject.vectors[-RECENT:] if recent else subject.vectors
     centroid = np.sum(vectors, axis=0)
     norm = float(np.linalg.norm(centroid)) or 1.0
     cosine = max(0.0, float(vec @ centroid) / norm)
-    words = set(bag)
-    total = sum(weight.get(w, 0.0) for w in words) or 1.0
     shared = sum(weight.get(w, 0.0) for w in words if w in subject.bag)
     return 0.65 * cosine + 0.35 * min(1.0, 2 * shared / total)
 
