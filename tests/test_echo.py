@@ -73,3 +73,16 @@ def test_an_echo_may_name_what_an_earlier_session_said():
     assert [u.turn_ids for u in with_memory] == [["t1", "t2"]]
     without = fold_echoes(make_units(turns, "UTC", set()), turns)
     assert len(without) == 2
+
+
+def test_an_echo_that_names_what_the_person_left_unsaid_keeps_those_words_on_the_fact():
+    """"So Sunday now." restated as "The hearing moves from Thursday to Sunday": one fact, citing
+    both turns, that a question about the hearing finds; encouragement adds no words to it."""
+    turns = talk(("user", "The court hearing is on Thursday 26 March."),
+                 ("assistant", "Noted: hearing on Thursday 26 March."),
+                 ("user", "they gave everyone three extra days. so Sunday 29 March now"),
+                 ("assistant", "The court hearing moves from Thursday 26 March to Sunday 29 March."))
+    facts = folded(turns)
+    assert len(facts) == 2 and facts[1][0] == ["t3", "t4"]
+    assert "court hearing" in facts[1][1] and facts[1][1].startswith("Sam: They gave everyone three extra days")
+    assert "(Assistant: " not in facts[0][1]  # the first echo names nothing the person did not say

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from sheriff_vault.compaction.supersede import value_pairs
-from sheriff_vault.compaction.units import Unit
+from sheriff_vault.compaction.units import MAX_FACT_CHARS, Unit
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, stem
 
@@ -30,6 +30,11 @@ _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
 # "jan", "Tuesday" for "tue".
 _NOT_INFO = frozenset("noted updated got understood okay instead rather per each".split()) | CURRENCY_WORDS | CALENDAR
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
+# An echo that names what the person's words leave unsaid ("Sunday 29 March now." restated as
+# "The rebuttal deadline moves to Sunday 29 March") keeps its words on the fact it folds into, so
+# the fact can be found by them: at least this many words said before (in the talk or in memory)
+# that the person's sentence lacks.
+NAMES_MORE = 2
 STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
 
 
@@ -41,19 +46,18 @@ def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ())
     by_turn: dict[str, list[Unit]] = {}
     for unit in units:
         by_turn.setdefault(unit.turn.id, []).append(unit)
-    said_numbers: set[str] = set()
-    said_words: set[str] = set()
-    said_names: set[str] = set()
+    said: tuple[set[str], set[str], set[str]] = (set(), set(), set())  # numbers, words, names of this talk
+    held: tuple[set[str], set[str], set[str]] = (set(), set(), set())  # ... and of the memory it continues
     for text in known:
-        _hear(text, said_numbers, said_words, said_names)
+        _hear(text, *held)
     last_user: Turn | None = None
     echoes: set[int] = set()
     for turn in turns:
         if turn.role == "user":
             last_user = turn
         if turn.role == "assistant" and last_user is not None:
-            _fold(turn, last_user, by_turn, said_numbers, said_words, said_names, echoes)
-        _hear(turn.content, said_numbers, said_words, said_names)  # an echo may repeat the question it was asked too
+            _fold(turn, last_user, by_turn, said, held, echoes)
+        _hear(turn.content, *said)  # an echo may repeat the question it was asked too
     return [u for u in units if id(u) not in echoes]
 
 
@@ -65,15 +69,17 @@ def _hear(text: str, said_numbers: set[str], said_words: set[str], said_names: s
     said_names |= {w.lower() for w in re.findall(r"[^\W\d_]+", text)}  # "Reha-Klinik" and "Reha"
 
 
-def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said_numbers: set[str], said_words: set[str],
-          said_names: set[str], echoes: set[int]) -> None:
-    """Fold the echo sentences of one assistant turn into the user's units they restate."""
+def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tuple[set[str], set[str], set[str]],
+          held: tuple[set[str], set[str], set[str]], echoes: set[int]) -> None:
+    """Fold the echo sentences of one assistant turn into the user's units they restate. What
+    memory holds (`held`) counts as said for restating, not for saying nothing new: a sentence
+    that repeats an earlier session without restating this one is still worth its own line."""
+    said_numbers, said_words, said_names = (a | b for a, b in zip(said, held, strict=True))
     targets = by_turn.get(last_user.id, [])
     for unit in by_turn.get(turn.id, []):
         acked = bool(ACK.search(unit.text)) or (unit.index == 0 and bool(ACK.search(turn.content)))
         if not targets or not is_echo(unit.text, last_user.content, said_numbers, said_words, said_names, acked):
-            if not (unit.flags & {"decision", "loop"}) and not adds_enough(unit.text, said_numbers, said_words,
-                                                                         said_names):
+            if not (unit.flags & {"decision", "loop"}) and not adds_enough(unit.text, *said):
                 echoes.add(id(unit))  # says nothing new, and restates nothing either: no fact at all
             continue
         echoes.add(id(unit))
@@ -81,6 +87,9 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said_numb
         target = max(targets, key=lambda u: len(info(u.text)[1] & words))
         if turn.id not in target.echoes:
             target.echoes.append(turn.id)
+        if len((words - info(target.text)[1]) & said_words) >= NAMES_MORE and unit.body not in target.fact \
+                and len(target.fact) + len(unit.body) + len(turn.speaker) + 5 <= MAX_FACT_CHARS:
+            target.fact = f"{target.fact} ({turn.speaker}: {unit.body})"
         target.corrects += [p for p in value_pairs(unit.text) if p not in target.corrects]
 
 
@@ -115,7 +124,12 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
     if sent.rstrip().endswith("?") or ADDS.search(sent):
         return False
     numbers, words = info(sent)
-    replaced = info(" ".join(old for _, old in value_pairs(sent)))[0]  # "4 July instead of 27 June"
+    pairs = value_pairs(sent)
+    replaced = info(" ".join(old for _, old in pairs))[0]  # "4 July instead of 27 June"
+    # "The hearing moves from Thursday 26 to Sunday 29 March" after "so Sunday 29 March now": it
+    # restates the change the person just made, whatever else it names
+    last_numbers = info(previous_user)[0]
+    restates_change = bool(pairs) and all(info(new)[0] and info(new)[0] <= last_numbers for new, _ in pairs)
     if numbers - said_numbers - replaced:
         return False
     if _new_names(sent, said_names):
@@ -125,4 +139,4 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
     last_words = info(previous_user)[1]
     from_last = len(words & last_words) / len(words)
     from_any = len(words & said_words) / len(words)
-    return (acknowledged or bool(ACK.search(sent)) or from_last >= STRICT) and from_any >= LOOSE
+    return (acknowledged or bool(ACK.search(sent)) or from_last >= STRICT or restates_change) and from_any >= LOOSE
