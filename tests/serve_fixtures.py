@@ -3,12 +3,12 @@ each, facts citing its turns, a superseded value), a linked topic, a quarantined
 sleep made with `--review` waiting on its branch (one topic updated, one created)."""
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
 from conftest import git
+from test_review import MIXED, write_conversation
 
 from sheriff_vault.daemon.client import sleep
 from sheriff_vault.daemon.review import sleep_for_review
@@ -37,21 +37,7 @@ LATER = [
     ("user", "Thanks!"),
     ("assistant", "Sure."),
 ]
-MIXED = [
-    ("user", "For Caroline's birthday party at Riverside Park, Melanie will bring a chocolate cake."),
-    ("assistant", "Noted."),
-    ("user", "Switching topics: the Sheriff memory refactor needs a new index schema with tantivy."),
-    ("assistant", "Noted, a new tantivy index schema for the Sheriff refactor."),
-    ("user", "Thanks!"),
-    ("assistant", "Sure."),
-]
-
-
-def conversation(path: Path, prefix: str, day: str, turns: list[tuple[str, str]]) -> Path:
-    rows = [{"role": r, "content": c, "at": f"{day}T11:{i:02d}:00Z", "id": f"{prefix}{i}"}
-            for i, (r, c) in enumerate(turns, 1)]
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return path
+conversation = write_conversation  # the review tests' conversations, for the review page
 
 
 def make_vault(top: Path) -> Path:

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import git, run_vault
+from test_subjects import DATABASE
+from test_subjects import GARDEN as SEEDLINGS
 
 from sheriff_vault.compaction.compact import sleep
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
@@ -21,12 +23,8 @@ from sheriff_vault.store.vault import Vault
 
 DAY1 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 DAY2 = dt.datetime(2026, 3, 5, 18, 0, tzinfo=dt.UTC)
-GARDEN = ["The tomato seedlings in the greenhouse need repotting into bigger clay pots.",
-          "The greenhouse tomato seedlings get compost and clay pots on Saturday 7 March.",
-          "Repotting the tomato seedlings takes about twenty clay pots from the greenhouse shelf."]
-DATABASE = ["The Postgres database migration moves the invoices table to a new schema.",
-            "The invoices table migration in Postgres needs a schema lock during the database cutover.",
-            "Postgres schema changes for the invoices database migration run on the replica first."]
+# the subject tests' two subjects, the garden's with its day said
+GARDEN = [SEEDLINGS[0], SEEDLINGS[1].replace("on Saturday.", "on Saturday 7 March."), SEEDLINGS[2]]
 
 
 def session(start: dt.datetime, first_id: int, *texts: str) -> list[Turn]:
