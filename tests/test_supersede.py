@@ -32,6 +32,10 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("The new price is actually 33.20 per sack, not 31.50, they forgot the surcharge.", [("33.20 per sack", "31.50")]),
     ("Correction: the commute is 23 km each way, not 18 km.", [("23 km", "18 km")]),
     ("so we now fly out on 2 October instead of 3 October, same time of day.", [("2 October", "3 October")]),
+    # "no longer" names the old value, whoever says it
+    ("Confirmed: 15 January 2027, no longer 18 December 2026.", [("15 January 2027", "18 December 2026")]),
+    ("The dose is 50 mg, no longer 25 mg.", [("50 mg", "25 mg")]),
+    ("It is no longer a problem.", []),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -172,3 +176,19 @@ def test_a_corrected_distance_strikes_the_sentence_that_gave_it(tmp_path: Path):
                        ("t4", "Tomasz: Office days were 71.", T0), ("t23", f"Tomasz: {new}", later))
     struck = supersede(topic, units_of("t23", new, later), "2026-03-10")
     assert [text for text, _ in struck] == ["Tomasz: The office in Altona is 18 km each way"]
+
+
+def test_a_confirmation_naming_the_old_value_never_strikes_the_new_one(tmp_path: Path):
+    """The person says the new date; the assistant confirms "X, no longer Y": the person's line
+    stays current, only a line holding Y is struck."""
+    later = T0 + dt.timedelta(days=3)
+    confirm = "Confirmed: the flight is on 15 January 2027 now, no longer 18 December 2026."
+    topic = topic_with(tmp_path, ("t1", "Lena: The flight is on 18 December 2026.", T0),
+                       ("t5", "Lena: They moved the flight, it is on 15 January 2027.", later),
+                       ("t6", f"Assistant: {confirm}", later))
+    units = make_units([Turn("assistant", confirm, later, "t6")], "UTC", set())
+    struck = supersede(topic, units, "2026-03-12")
+    assert [text for text, _ in struck] == ["Lena: The flight is on 18 December 2026."]
+    assert [i.superseded for i in topic.facts] == ["2026-03-12", "", ""]
+    again = supersede(topic, units, "2026-03-12")  # the old line is struck already: nothing else goes
+    assert again == [] and [i.superseded for i in topic.facts] == ["2026-03-12", "", ""]

@@ -36,7 +36,7 @@ _MOVED = (r"moved|moves|moving|changed|changes|goes|went|going|rose|rises|raised
 _PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,2}?"  # a short name ("dark blue", "Casa Lupa")
 _TO_COMMA = r"[\w'’-]+(?: [\w'’-]+){0,2}(?=\s*[,.;!?]|\s*$)"  # the same, running to the end of its clause
 _EXPLICIT = [
-    re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
+    re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|no longer|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
     # "the commute is 23 km each way, not 18 km": a few words may stand between a value and its "not"
     re.compile(r"(?P<new>\d[\d,.]*\s?(?P<unit>[A-Za-z%€$£]{1,5}))(?:\s+[a-z]+){1,3},?\s+"
                r"(?:not|rather than|instead of)\s+(?P<old>\d[\d,.]*\s?(?P=unit))\b", _I),
@@ -159,8 +159,12 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     changed = [sent for sent in _SENTENCE.split(LEAD.sub("", text, count=1)) if CHANGE.search(sent)]
     if "correction" in unit.flags and not changed:
         changed = [text]
+    # a value the sentence names as the old one ("no longer 18 December") is never a new value
+    olds = [o for _, o in pairs]
     for sent in changed:
         for number in numbers_in(sent, unit.turn, unit.at):
+            if any(_mentions(o, str(number.value)) for o in olds):
+                continue
             for item in older:
                 if item in found:
                     continue
@@ -171,6 +175,8 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
                         found.append(item)
                         break
         for new_date in _dates(sent):
+            if any(_mentions(o, new_date) or _mentions(new_date, o) for o in olds):
+                continue
             for item in older:
                 if item in found:
                     continue
