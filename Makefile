@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo lint test test-fast bench locomo sleep-quality clean browser screenshots bench-serve
+.PHONY: setup demo lint test test-fast bench locomo locomo-cli sleep-quality clean browser screenshots bench-serve
 
 # The CPU build of torch goes in first: sentence-transformers would otherwise pull the CUDA one.
 $(STAMP): pyproject.toml
@@ -38,16 +38,22 @@ test-fast: setup
 bench: setup sleep-quality
 	$(BIN)/python benchmarks/recall_speed.py
 
-# What sleep writes, scored against hand labels (../shared/bench/sleep/README.md; our own two sets of
-# three sets of four more in benchmarks/sleep_sets/): purity,
-# fragmentation, naming, echoes, coverage, supersession, wake. Its `vault recall` calls answer
-# in-process (full hybrid), not from a daemon each throwaway vault would otherwise autostart.
+# What sleep writes, scored against hand labels (../shared/bench/sleep/README.md: dev and dev2; our own
+# sets in benchmarks/sleep_sets/), in both modes: one sleep per conversation, and one sleep per session
+# as people use it (--sessions: each later sleep must continue the topics the earlier ones wrote).
+# Its `vault recall` calls answer in-process (full hybrid), not from a daemon each throwaway vault
+# would otherwise autostart. About 40 minutes on 2 cores.
+SLEEP_SETS := ../shared/bench/sleep/dev ../shared/bench/sleep/dev2 $(wildcard benchmarks/sleep_sets/set*)
 sleep-quality: export SHERIFF_VAULT_AUTOSTART := 0
 sleep-quality: setup
-	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault ../shared/bench/sleep/dev
-	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set2
-	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set3
-	$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault benchmarks/sleep_sets/set4
+	for set in $(SLEEP_SETS); do \
+		$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault $$set || exit 1; \
+		$(BIN)/python ../shared/bench/sleep/sleep_quality.py $(BIN)/vault $$set --sessions || exit 1; \
+	done
+
+# LoCoMo as an agent receives it: the CLI's printed recall, cut at 2,000 characters.
+locomo-cli: setup
+	$(BIN)/python ../shared/bench/locomo/cli_recall.py $(abspath $(BIN))/vault ../shared/bench/locomo
 
 locomo: setup
 	$(BIN)/python benchmarks/locomo.py ../shared/bench/locomo
