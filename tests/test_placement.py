@@ -139,21 +139,20 @@ def test_sleeping_session_by_session_with_the_model_continues_the_topics(vault: 
     assert topic_names(vault) == names
 
 
-def test_a_vault_topic_is_as_alike_as_its_closest_lines_and_a_crowded_one_must_fit_better():
-    """_likeness against a vault topic on its own, with hand-made vectors: the lines nearest the
-    exchange count, not the topic's whole spread; past BIG_TOPIC lines the same fit counts less."""
+def test_a_crowded_vault_topic_must_fit_more_clearly_to_grow():
+    """_likeness against a vault topic on its own, with hand-made vectors: past CROWDED lines the
+    same fit counts for less (a large topic's words cover any turn); a subject of this sleep is
+    not damped."""
     from collections import Counter
 
-    from sheriff_vault.compaction.subjects import BIG_TOPIC, Subject, _likeness
+    from sheriff_vault.compaction.subjects import CROWDED, Subject, _likeness
 
-    def topic(n_far: int) -> Subject:
-        near = [(vec(1, 0, 0), Counter({"kiln": 1}))] * 3
-        far = [(vec(0, 1, 0), Counter({"other": 1}))] * n_far
-        lines = near + far
-        return Subject([], [v for v, _ in lines], Counter(), "topics/pottery.md", "Pottery", lines)
+    def topic(lines: int, existing: str = "topics/pottery.md") -> Subject:
+        return Subject([], [vec(1, 0, 0)] * lines, Counter({"kiln": lines}), existing, "Pottery")
 
     weight = {"kiln": 1.0}
-    small, crowded = topic(4), topic(4 * BIG_TOPIC)
-    alike = _likeness(vec(1, 0, 0), Counter({"kiln": 1}), small, weight, recent=False)
-    assert alike == pytest.approx(1.0)  # its three closest lines say just this, however much else it holds
-    assert _likeness(vec(1, 0, 0), Counter({"kiln": 1}), crowded, weight, recent=False) < 0.6 * alike
+    said = (vec(1, 0, 0), Counter({"kiln": 1}))
+    alike = _likeness(*said, topic(CROWDED), weight, recent=False)
+    assert alike == pytest.approx(1.0)
+    assert _likeness(*said, topic(4 * CROWDED), weight, recent=False) == pytest.approx(0.5)
+    assert _likeness(*said, topic(4 * CROWDED, existing=""), weight, recent=False) == pytest.approx(1.0)

@@ -216,3 +216,15 @@ def test_the_question_goes_with_the_sentence_that_answers_it():
     got = two_people("If I add 1.50 for packaging, what should customers in Europe pay?",
                      "13.40 plus 1.50 is 14.90 pounds. Unless you use IOSS, customers in Europe also pay import VAT.")
     assert got[0].startswith('Caroline, asked "If I add 1.50') and got[0].endswith("14.90 pounds.")
+
+
+@pytest.mark.parametrize("said,fact", [
+    # a transcript that prints the speaker before the words: the name is said once
+    ("Sam: I signed up for the pottery class.", "Sam: I signed up for the pottery class."),
+    ("sam: booked the pottery class.", "Sam: Booked the pottery class."),
+    # another name, or a heading, before a colon is what the person said
+    ("Note: the pottery class moved to the big room.", "Sam: Note: the pottery class moved to the big room."),
+    ("Mia: she signed up for the pottery class too.", "Sam: Mia: she signed up for the pottery class too."),
+])
+def test_the_speakers_name_written_before_the_words_is_said_once(said: str, fact: str):
+    assert facts(said) == [fact]

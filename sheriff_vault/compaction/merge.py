@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.compaction.extract import Candidate, Unit
-from sheriff_vault.compaction.subjects import BIG_TOPIC
 from sheriff_vault.compaction.supersede import LEAD, current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import content_words, norm, rarity, stem, truncate
+
+BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
 
 
 @dataclass

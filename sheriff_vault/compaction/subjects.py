@@ -82,8 +82,7 @@ YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
 DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raised
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
-NEAR_LINES = 3    # a vault topic is judged by its lines closest to the exchange
-BIG_TOPIC = 16    # ... and past this many lines it must fit more clearly to grow (no catch-all topics)
+CROWDED = 48      # lines past which a vault topic must fit more clearly to grow (no catch-all topic)
 
 
 @dataclass
@@ -95,17 +94,14 @@ class Subject:
     bag: Counter[str] = field(default_factory=Counter)
     existing: str = ""  # the vault topic (path) this subject continues
     name: str = ""  # ... and its name
-    lines: list[tuple[np.ndarray, Counter[str]]] = field(default_factory=list)  # a vault topic's lines, one by one
 
 
 def _seeded(prior: PriorTopic) -> Subject:
     """An existing topic as a subject the slice may continue: its lines are what it is about."""
-    bags = [_bag(t) for t in prior.texts]
     bag: Counter[str] = Counter()
-    for one in bags:
-        bag.update(one)
-    return Subject([], list(prior.vectors), bag, prior.path, prior.name,
-                   list(zip(prior.vectors, bags, strict=True)))
+    for text in prior.texts:
+        bag.update(_bag(text))
+    return Subject([], list(prior.vectors), bag, prior.path, prior.name)
 
 
 def exchanges(talk: list[Turn]) -> list[list[Turn]]:
@@ -197,8 +193,6 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         subject.turns += group
         subject.vectors.append(vec)
         subject.bag.update(bag)
-        if subject.existing:
-            subject.lines.append((vec, bag))
         current, last_at, replied_to = chosen, group[-1].at or last_at, group[-1]
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
@@ -273,21 +267,14 @@ def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict
     the current one (a subject drifts as it goes), against all of it otherwise."""
     words = set(bag)
     total = sum(weight.get(w, 0.0) for w in words) or 1.0
-    if subject.lines:  # a vault topic, however large, is as alike as its closest lines: no catch-all
-        sims = np.asarray([float(vec @ v) for v, _ in subject.lines])
-        near = np.argsort(-sims)[:NEAR_LINES]
-        cosine = max(0.0, float(np.mean(sims[near])))
-        their = set().union(*(subject.lines[i][1] for i in near))
-        shared = sum(weight.get(w, 0.0) for w in words if w in their)
-        # a topic past BIG_TOPIC lines must be a clearer fit to grow: no catch-all topic
-        crowded = min(1.0, (BIG_TOPIC / len(subject.lines)) ** 0.5)
-        return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * shared / total))
     vectors = subject.vectors[-RECENT:] if recent else subject.vectors
     centroid = np.sum(vectors, axis=0)
     norm = float(np.linalg.norm(centroid)) or 1.0
     cosine = max(0.0, float(vec @ centroid) / norm)
     shared = sum(weight.get(w, 0.0) for w in words if w in subject.bag)
-    return 0.65 * cosine + 0.35 * min(1.0, 2 * shared / total)
+    # a vault topic past CROWDED lines must be a clearer fit to grow: its words cover any turn
+    crowded = min(1.0, (CROWDED / len(subject.vectors)) ** 0.5) if subject.existing else 1.0
+    return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * shared / total))
 
 
 def _bag(text: str) -> Counter[str]:

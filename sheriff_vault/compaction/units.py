@@ -166,13 +166,21 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
     return units
 
 
+def own_words(turn: Turn) -> str:
+    """A turn's text without its speaker's name written before it: transcripts that print
+    "Caroline: Hey Mel!" as the text of Caroline's turn would make every fact say the name twice."""
+    name = turn.speaker.strip()
+    head, sep, rest = turn.content.lstrip().partition(":")
+    return rest.lstrip() if sep and name and head.strip().lower() == name.lower() and rest.strip() else turn.content
+
+
 def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], set[str]]]:
     """A turn's informative sentences, follow-ups joined to the sentence they follow and a short
     opening heading ("Grant update.") joined to the sentence it announces. In a `chat` with an
     assistant, a message's short fragments ("Sunday is 20 km now, same pace") are one statement."""
     chunks: list[tuple[list[str], set[str]]] = []
     heading = ""
-    raw_sents = sentences(turn.content)
+    raw_sents = sentences(own_words(turn))
     for i, raw in enumerate(raw_sents):
         sent = _trim(raw, ignore)
         if i == 0 and len(raw_sents) > 1 and _is_heading(sent):
