@@ -26,7 +26,11 @@ sessions outside 3-5, a correction string that also occurs in another subject's 
 turn's date (recall prints notes with YYYY-MM-DD dates, so "23" would match 2026-05-23).
 Standard library only.
 """
-import datetime as dt, json, os, re, sys
+import datetime as dt
+import json
+import os
+import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "src")
@@ -178,7 +182,7 @@ def find(s, text):
 
 
 def iso(t):
-    return t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse(path, subjects):
