@@ -108,6 +108,9 @@ def test_user_prompt_submit_adds_recalled_memory_and_never_fails(memory_vault, p
     quiet = host_runs(command, event("UserPromptSubmit", project, prompt="/compact"), project)
     garbage = subprocess.run(["bash", "-c", command], input="not json", capture_output=True, text=True, cwd=project,
                              env=dict(os.environ), timeout=120)
+    # the hook's recall started the vault's daemon, as a host's would: stop it before the vault goes
+    stopped = run("watch", "--stop", "--vault", memory_vault.root)
+    assert stopped.returncode == 0, stopped.stderr
     moved = tmp_path / "moved"
     shutil.move(str(memory_vault.root), moved)
     gone = host_runs(command, event("UserPromptSubmit", project, prompt="How do we deploy staging?"), project)
