@@ -31,7 +31,6 @@ class PriorTopic:
     texts: list[str] = field(default_factory=list)
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), np.float32))
     last_at: dt.datetime | None = None
-    aliases: list[str] = field(default_factory=list)
 
 
 def prior_topics(snap: Snapshot) -> list[PriorTopic]:
@@ -52,7 +51,7 @@ def prior_topics(snap: Snapshot) -> list[PriorTopic]:
     for path, row in snap.topics.items():
         if path not in rows or not len(matrix):
             continue
-        out.append(PriorTopic(path, row.name, texts[path], matrix[rows[path]], row.last_seen_at, list(row.aliases)))
+        out.append(PriorTopic(path, row.name, texts[path], matrix[rows[path]], row.last_seen_at))
     return out
 
 
@@ -70,15 +69,14 @@ def nearest(priors: list[PriorTopic], vectors: np.ndarray, k: int = PRIOR_K,
         scored.append((float(np.max(p.vectors @ vectors.T)), p))
     scored.sort(key=lambda s: -s[0])
     keep = [p for s, p in scored[:k] if s >= floor]
-    dated = [p for p in priors if p.last_at is not None]
-    if dated:
-        last = max(dated, key=lambda p: p.last_at or dt.datetime.min.replace(tzinfo=dt.UTC))
-        if last not in keep and last.vectors.shape[1] == dim:
-            keep.append(last)
+    last = last_talked(priors)
+    if last is not None and last not in keep and last.vectors.shape[1] == dim:
+        keep.append(last)
     return keep
 
 
 def last_talked(priors: list[PriorTopic]) -> PriorTopic | None:
+    """The topic whose latest line is the latest: where the last session left off."""
     dated = [p for p in priors if p.last_at is not None]
     return max(dated, key=lambda p: p.last_at or dt.datetime.min.replace(tzinfo=dt.UTC)) if dated else None
 
