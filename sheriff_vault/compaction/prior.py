@@ -3,8 +3,8 @@ earlier sleep wrote instead of opening a second one beside it.
 
 A sleep reads the topics the index holds (their facts' vectors and words) and keeps the few that
 anything in the slice comes near (PRIOR_K, each at least PRIOR_FLOOR alike to some exchange), plus
-the topic talked about last, which a session that opens vaguely ("quick update on the thing from
-yesterday") most likely continues.
+the topic talked about last, which a session that opens without naming its subject most
+likely continues.
 """
 from __future__ import annotations
 
