@@ -106,8 +106,6 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     total = sum(c.salience for c in candidates) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(candidates, key=lambda c: -c.salience)]
-    for entry in trace:
-        entry.pop("subject", None)
     return Extraction(candidates, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects, trace)
 
 

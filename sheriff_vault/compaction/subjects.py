@@ -208,7 +208,7 @@ def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: in
         return f"topic {s.name}" if s.existing else f"new subject at {s.turns[0].id if s.turns else head.id}"
 
     near = sorted(range(len(likeness)), key=lambda k: -likeness[k])[:3]
-    return {"turn": head.id, "joined": label(chosen), "subject": id(subjects[chosen]),
+    return {"turn": head.id, "joined": label(chosen),
             "continued": chosen == current, "likeness": {label(k): round(likeness[k], 3) for k in near},
             "cues": sorted(k for k, v in cues.items() if v)}
 
