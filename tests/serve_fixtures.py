@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import git
 from test_review import MIXED, write_conversation
 
-from sheriff_vault.daemon.client import sleep
+from sheriff_vault.daemon.client import rebuild, sleep
 from sheriff_vault.daemon.review import sleep_for_review
 from sheriff_vault.store import transcripts
 from sheriff_vault.store.edits import link_topics
@@ -76,5 +76,14 @@ def _supersede_budget(vault: Vault) -> None:
 
 
 def copy_vault(template: Path, dest: Path) -> Vault:
-    shutil.copytree(template, dest, symlinks=True, ignore=shutil.ignore_patterns("*.lock", "daemon.*"))
-    return Vault(dest)
+    """A copy of the template with its own index built from the files: the template's commits started
+    background post-commit reindexes that may still be writing its index while it is copied."""
+    def skip(folder: str, names: list[str]) -> set[str]:
+        own = Path(folder).name == ".vault"
+        return {n for n in names if n.endswith(".lock") or n.startswith("daemon.")
+                or (own and n in ("index", "logs"))}
+
+    shutil.copytree(template, dest, symlinks=True, ignore=skip)
+    vault = Vault(dest)
+    rebuild(vault)
+    return vault
