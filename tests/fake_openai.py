@@ -22,6 +22,7 @@ import pytest
 MODES = ("normal", "error", "garbage", "slow", "refuse", "incomplete")
 TURN_LINE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<at>\S+) (?P<role>\w+)(?: \((?P<name>[^)]*)\))?: (?P<text>.*)$")
 NUMBER = re.compile(r"(?P<value>\d+(?:\.\d+)?)\s?(?P<unit>USD|EUR|GBP|%|ms|GB|MB|kg|km)\b")
+KNOWN = re.compile(r"^- \[(?P<id>[^\]]+)\] (?P<name>.+)$", re.M)  # a topic memory holds, as offered
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ids = itertools.count(1)
 
@@ -164,14 +165,17 @@ def default_output(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def topic_updates(text: str) -> dict[str, Any]:
-    """One topic per speaker of the compacted part: each turn a fact citing it, numbers with units."""
+    """One topic per speaker of the compacted part: each turn a fact citing it, numbers with units;
+    a topic memory offers under the same name is the one it continues."""
     part = re.split(r"(?im)^## context only", text, maxsplit=1)[0]
+    known = {name: topic_id for topic_id, name in KNOWN.findall(part)}
     topics: dict[str, dict[str, Any]] = {}
     for m in map(TURN_LINE.match, part.splitlines()):
         if not m:
             continue
         speaker = m["name"] or m["role"].title()
         topic = topics.setdefault(speaker, {
+            "existing": known.get(f"{speaker}: conversation notes", ""),
             "name": f"{speaker}: conversation notes", "one_liner": "", "aliases": [f"{speaker} notes"],
             "entities": [], "facts": [], "numbers": [], "corrected": False, "constrained": False, "depends_on": []})
         said = m["text"].strip()

@@ -9,7 +9,7 @@ import numpy as np
 import openai
 import pytest
 from conftest import NOW, commit_count, git
-from fake_openai import FakeOpenAI, function_call, message, response
+from fake_openai import FakeOpenAI, function_call, message, response, topic_updates
 from openai.types.responses import Response
 
 from sheriff_vault import llm
@@ -148,7 +148,8 @@ def test_candidate_vectors_are_normalised_means_of_unit_vectors(vault, fake_open
 
 def scripted(facts: list[dict], numbers: list[dict] = (), **topic) -> dict:
     return {"subjects": [{"hint": "Budget", "salience": 1}],
-            "topics": [{"name": "Budget", "one_liner": "The budget.", "aliases": ["the budget", "Budget", "x"],
+            "topics": [{"existing": "", "name": "Budget", "one_liner": "The budget.",
+                        "aliases": ["the budget", "Budget", "x"],
                         "entities": ["Acme"], "facts": facts, "numbers": list(numbers), "corrected": True,
                         "constrained": False, "depends_on": ["vendor choice"], **topic}],
             "in_progress": {"status": "running", "resume_hint": "Next step: send the quote"},
@@ -323,6 +324,42 @@ def test_sleep_with_openai_and_the_embedding_model_merges_into_existing_topics(v
     assert len(first.created) == 2 and second.created == []
     assert {t["name"] for t in second.updated} >= {"Caroline: conversation notes"}
     assert commit_count(vault.root) == 3
+
+
+def test_a_later_openai_sleep_is_offered_the_topics_it_comes_near_and_continues_one(hash_vault, fake_openai):
+    vault = point(hash_vault, fake_openai, embed=True, tail=0)
+    first = sleep(vault, talk(5), now=NOW, extractor="openai")  # Caroline speaks last
+    caroline = next(t for t in first.created if t["name"].startswith("Caroline"))
+    # no word in common with the topic: only the model, told which topic is meant, can place it there
+    later = [Turn("user", "Raised again: four hundred and fifty now.", T0 + dt.timedelta(days=1), "t6", "Caroline")]
+    reply = topic_updates(extract_openai.conversation_text(later, [], NOW, "UTC"))
+    reply["topics"][0] |= {"name": "Fee rise", "aliases": [], "existing": caroline["path"]}
+    fake_openai.queue(reply)
+    second = sleep(vault, later, now=NOW + dt.timedelta(days=1), extractor="openai")
+    offered = fake_openai.requests[-1]["input"]
+    memory = offered.split(extract_openai.MEMORY_HEADING)[1].split("## Conversation to compact")[0]
+    assert f"- [{caroline['path']}] Caroline: conversation notes" in memory
+    assert "400 USD" in memory  # its latest lines, so the model can tell it from a namesake
+    assert "[t1]" not in memory and "[t6]" in offered.split("## Conversation to compact")[1]
+    assert second.created == [] and [t["path"] for t in second.updated] == [caroline["path"]]
+    text = (vault.root / caroline["path"]).read_text()
+    assert "four hundred and fifty" in text and "Fee rise" not in text
+
+
+def test_a_topic_the_model_says_it_continues_but_memory_did_not_offer_is_matched_as_new(vault, fake_openai, caplog):
+    point(vault, fake_openai, tail=0)
+    reply = topic_updates(extract_openai.conversation_text(talk(2), [], NOW, "UTC"))
+    reply["topics"][0]["existing"] = "topics/not-offered.md"
+    fake_openai.queue(reply)
+    result = sleep(vault, talk(2), now=NOW, extractor="openai")
+    assert len(result.created) == 2 and not (vault.root / "topics/not-offered.md").exists()
+    assert "did not offer" in caplog.text
+
+
+def test_the_first_sleep_offers_no_memory(vault, fake_openai):
+    point(vault, fake_openai, tail=0)
+    sleep(vault, talk(2), now=NOW, extractor="openai")
+    assert extract_openai.MEMORY_HEADING not in fake_openai.requests[0]["input"]
 
 
 def buffer_ids(vault) -> list[str]:

@@ -31,7 +31,7 @@ from sheriff_vault.compaction.merge import (
     match,
     targets_from,
 )
-from sheriff_vault.compaction.prior import prior_topics
+from sheriff_vault.compaction.prior import PriorTopic, nearest, prior_topics
 from sheriff_vault.compaction.result import SleepResult
 from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
@@ -223,11 +223,20 @@ def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, 
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 
-        return extract_openai(vault, guarded.part, guarded.tail, now, encode=encode)
+        return extract_openai(vault, guarded.part, guarded.tail, now, encode=encode,
+                              known=_known_topics(snap, guarded.part, encode))
     if extractor == "offline":
         return extract(guarded.part, guarded.tail, encode, vault.config.timezone, _skill_ids(vault),
                        prior_topics(snap))
     raise VaultError(f"unknown extractor {extractor!r}", hint="use offline or openai")
+
+
+def _known_topics(snap: Snapshot, part: list[Turn], encode: Encode) -> list[PriorTopic]:
+    """The vault's topics the slice comes near, for a model to continue: the same ones the offline
+    walk weighs (prior.nearest over the slice's exchanges). Nothing is embedded for an empty vault."""
+    priors = prior_topics(snap)
+    texts = exchange_texts(part) if priors else []
+    return nearest(priors, np.asarray(encode(texts), dtype=np.float32)) if texts else []
 
 
 def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: dict[str, Change], guarded: _Guarded,
