@@ -144,3 +144,63 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
         raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
                           hint=f"kill {pid}")
     return True
+
+
+def command_line(pid: int) -> list[str] | None:
+    """The process's arguments (from /proc), or None when it is gone or they cannot be read."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0")[:-1]] if raw else None
+
+
+def is_daemon(pid: int) -> bool:
+    """True when `pid` runs a watch daemon (`... sheriff_vault watch --foreground` or `vault watch
+    --foreground`), or when that cannot be told (no /proc); False for any other process."""
+    if not Path("/proc/self/cmdline").exists():
+        return True
+    argv = command_line(pid)
+    return argv is not None and _daemon_vault(pid, argv) is not None
+
+
+def daemons(under: Path | None = None) -> list[dict]:
+    """The running watch daemons of this user (pid, vault, argv), read from /proc; with `under`,
+    only those serving a vault inside that folder (as a test run's or a benchmark's cleanup lists
+    what it left). Empty where there is no /proc."""
+    found = []
+    base = Path(os.path.realpath(under)) if under is not None else None
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        argv = command_line(int(entry))
+        root = _daemon_vault(int(entry), argv) if argv else None
+        if root is None or not rpc.pid_alive(int(entry)):
+            continue
+        if base is not None and not (root == base or base in root.parents):
+            continue
+        found.append({"pid": int(entry), "vault": str(root), "argv": argv})
+    return found
+
+
+def _daemon_vault(pid: int, argv: list[str]) -> Path | None:
+    """The vault folder a daemon's arguments name (`--vault`, else its working folder), or None when
+    `argv` is not a watch daemon's."""
+    if "watch" not in argv or "--foreground" not in argv:
+        return None
+    program = argv[: argv.index("watch")]
+    if "sheriff_vault" not in program and not any(Path(arg).name == "vault" for arg in program):
+        return None
+    args = argv[argv.index("watch") + 1:]
+    value = next((a.split("=", 1)[1] for a in args if a.startswith("--vault=")), None)
+    if value is None and "--vault" in args[:-1]:
+        value = args[args.index("--vault") + 1]
+    try:
+        here = Path(os.readlink(f"/proc/{pid}/cwd").removesuffix(" (deleted)"))
+    except OSError:
+        here = Path("/")
+    return Path(os.path.realpath(here / os.path.expanduser(value))) if value else here

@@ -39,6 +39,9 @@ WARMING = "bm25-only, warming"  # `via` of a recall answered while the model sti
 # The `embed` request's workers: a sleep waits for its hundreds of texts with nothing else to do,
 # so they get the cores a sleep without a daemon would use, not the one a recall query needs.
 BULK_WORKERS = min(4, os.cpu_count() or 1)
+# How often the daemon looks whether its vault folder is still there (a stat): deleted or moved
+# away, the daemon exits, so no model-sized process outlives its vault.
+ROOT_CHECK_SECONDS = 0.5
 
 
 class Daemon:
@@ -76,6 +79,7 @@ class Daemon:
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
+        self._root_id = _identity(vault.root)
 
     # -- events ------------------------------------------------------------------------------
     def handle_changes(self, paths: Iterable[str]) -> None:
@@ -177,6 +181,16 @@ class Daemon:
             with self.cond:
                 self.full_scan = True
                 self.cond.notify_all()
+
+    def _watch_root(self) -> None:
+        """Stop once the vault folder is deleted, moved away or replaced by another folder at the same
+        path: what this daemon holds belongs to a vault that is no longer there (a vault in its new
+        place gets its own daemon from the next recall there)."""
+        while not self.stopping.wait(ROOT_CHECK_SECONDS):
+            if _identity(self.vault.root) != self._root_id:
+                self.log.warning("the vault folder %s was deleted or moved away; exiting", self.vault.root)
+                self.stop()
+                return
 
     def _idle(self) -> bool:
         return bool(self.idle_exit) and time.monotonic() - self.last_request > self.idle_exit
@@ -369,6 +383,7 @@ class Daemon:
             atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
             self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
             threading.Thread(target=self._worker, name="indexer", daemon=True).start()
+            threading.Thread(target=self._watch_root, name="root", daemon=True).start()
             if not self.model_ready.is_set():
                 threading.Thread(target=self._load_model, name="model", daemon=True).start()
             self.server.serve_forever(poll_interval=0.2)
@@ -399,6 +414,15 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         else:
             reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None when it is gone: a moved or recreated folder differs."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def give_back_memory() -> None:

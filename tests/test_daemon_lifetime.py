@@ -1,0 +1,77 @@
+"""No daemon outlives its vault, and a killed daemon never blocks the next one: real daemon
+subprocesses (started by `vault recall`, as a person starts them) on real vaults with the hash
+embedder."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import run_vault, wait_for
+from memory_fixtures import build
+
+from sheriff_vault.daemon import lifecycle, rpc
+from sheriff_vault.store.vault import Vault, init_vault
+
+NOW = "2026-02-20T03:21:00Z"
+
+
+@pytest.fixture
+def autostart(monkeypatch):
+    """Autostart on (conftest turns it off); every daemon under the test's folders stopped after."""
+    monkeypatch.delenv("SHERIFF_VAULT_AUTOSTART")
+    roots: list[Path] = []
+    yield roots.append
+    for root in roots:
+        run_vault("watch", "--stop", "--vault", root)
+        wait_for(lambda r=root: not lifecycle.daemons(r), timeout=30, what="daemons gone")
+
+
+def recall_json(root: Path, query: str = "the party") -> dict:
+    out = run_vault("recall", query, "--vault", root, "--now", NOW, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def started_daemon(vault: Vault) -> int:
+    """Recall once (which starts the daemon) and return the daemon's pid."""
+    assert recall_json(vault.root)["via"] == "daemon"
+    [daemon] = lifecycle.daemons(vault.root)
+    assert rpc.read_state(vault)["pid"] == daemon["pid"]
+    return daemon["pid"]
+
+
+def test_deleting_the_vault_folder_stops_its_daemon(hash_vault, autostart):
+    build(hash_vault)
+    autostart(hash_vault.root)
+    pid = started_daemon(hash_vault)
+    shutil.rmtree(hash_vault.root)
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the deleted vault exits")
+    assert not lifecycle.daemons(hash_vault.root)
+
+
+def test_moving_the_vault_away_stops_its_daemon_and_recall_works_in_the_new_place(hash_vault, tmp_path, autostart):
+    build(hash_vault)
+    autostart(hash_vault.root)
+    pid = started_daemon(hash_vault)
+    moved = tmp_path / "moved"
+    autostart(moved)
+    os.rename(hash_vault.root, moved)
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the moved vault exits")
+    assert "deleted or moved away; exiting" in (moved / ".vault" / "logs" / "daemon.log").read_text()
+    again = recall_json(moved)
+    assert again["via"] == "daemon" and again["topics"][0]["name"] == "Caroline's birthday party"
+    [daemon] = lifecycle.daemons(moved)
+    assert daemon["pid"] != pid
+
+
+def test_a_folder_made_again_at_the_same_path_is_not_served_by_the_old_daemon(hash_vault, tmp_path, autostart):
+    build(hash_vault)
+    autostart(hash_vault.root)
+    pid = started_daemon(hash_vault)
+    aside = tmp_path / "aside"
+    os.rename(hash_vault.root, aside)
+    init_vault(hash_vault.root)
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the replaced folder exits")
