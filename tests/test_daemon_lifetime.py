@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,67 @@ def test_a_folder_made_again_at_the_same_path_is_not_served_by_the_old_daemon(ha
     os.rename(hash_vault.root, aside)
     init_vault(hash_vault.root)
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the replaced folder exits")
+
+
+def test_a_killed_daemon_is_replaced_by_the_next_recall(hash_vault, autostart):
+    build(hash_vault)
+    autostart(hash_vault.root)
+    pid = started_daemon(hash_vault)
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=10, what="the killed daemon is gone")
+    state = rpc.read_state(hash_vault)
+    assert state["pid"] == pid and Path(state["socket"]).exists()  # what the killed daemon left behind
+    status = run_vault("watch", "--status", "--vault", hash_vault.root, timeout=30)
+    assert status.returncode == 1 and status.stdout.strip() == "not running"
+    again = recall_json(hash_vault.root)
+    assert again["via"] == "daemon" and again["topics"][0]["name"] == "Caroline's birthday party"
+    new = rpc.read_state(hash_vault)["pid"]
+    assert new != pid and [d["pid"] for d in lifecycle.daemons(hash_vault.root)] == [new]
+
+
+def test_a_stale_pid_now_used_by_another_process_is_not_taken_for_the_daemon(hash_vault, autostart):
+    """A killed daemon's pid reused by an unrelated process, and its socket file left with nobody
+    listening: status says not running, stop cleans up at once and leaves that process alone,
+    and recall starts a daemon."""
+    build(hash_vault)
+    autostart(hash_vault.root)
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        sock_path = rpc.socket_path_for(hash_vault)
+        hash_vault.cache.mkdir(parents=True, exist_ok=True)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.bind(str(sock_path))  # closed without unlinking: a socket file nobody listens on
+        (hash_vault.cache / "daemon.json").write_text(json.dumps(
+            {"pid": other.pid, "socket": str(sock_path), "vault": str(hash_vault.root), "protocol": rpc.PROTOCOL}))
+        (hash_vault.cache / "daemon.pid").write_text(f"{other.pid}\n")
+        status = run_vault("watch", "--status", "--vault", hash_vault.root, timeout=30)
+        assert status.returncode == 1 and status.stdout.strip() == "not running"
+        stopped = run_vault("watch", "--stop", "--vault", hash_vault.root, timeout=20)
+        assert stopped.returncode == 0 and stopped.stdout.strip() == "not running", stopped.stderr
+        assert other.poll() is None, "stop must not signal a process that is not the daemon"
+        assert not sock_path.exists() and not (hash_vault.cache / "daemon.json").exists()
+        assert recall_json(hash_vault.root)["via"] == "daemon"
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_stale_socket_does_not_stop_a_daemon_from_starting(hash_vault, autostart):
+    """The same leftovers, recalled through without a `vault watch --stop` first."""
+    build(hash_vault)
+    autostart(hash_vault.root)
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        sock_path = rpc.socket_path_for(hash_vault)
+        hash_vault.cache.mkdir(parents=True, exist_ok=True)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.bind(str(sock_path))
+        (hash_vault.cache / "daemon.json").write_text(json.dumps(
+            {"pid": other.pid, "socket": str(sock_path), "vault": str(hash_vault.root), "protocol": rpc.PROTOCOL}))
+        again = recall_json(hash_vault.root)
+        assert again["via"] == "daemon"
+        assert rpc.read_state(hash_vault)["pid"] not in (other.pid, None)
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()

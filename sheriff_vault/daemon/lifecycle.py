@@ -121,17 +121,20 @@ def clean_stale(vault: Vault, socket_path: Path) -> None:
 
 
 def stop(vault: Vault, timeout: float = 30.0) -> bool:
-    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket."""
+    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket, also
+    when the pid they name now belongs to another process (a killed daemon's pid, reused)."""
     state = rpc.read_state(vault)
     if not state:
         return False
     pid = int(state.get("pid", 0))
-    if not rpc.pid_alive(pid):
+    if not rpc.pid_alive(pid) or not is_daemon(pid):
         clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
         return False
     try:
-        rpc.call(vault, "stop", timeout=5)
+        answered = rpc.call(vault, "stop", timeout=5) is not None
     except DaemonError:
+        answered = False
+    if not answered:  # alive but its socket is gone or it does not answer
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while rpc.pid_alive(pid) and time.monotonic() < deadline:
