@@ -9,10 +9,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import run_vault, wait_for
+from conftest import daemons_of_this_run, end_daemons, run_vault, use_hash_embedder, wait_for
 from memory_fixtures import build
 
 from sheriff_vault.daemon import lifecycle, rpc
@@ -142,3 +143,24 @@ def test_a_stale_socket_does_not_stop_a_daemon_from_starting(hash_vault, autosta
     finally:
         other.kill()
         other.wait()
+
+
+def test_the_session_check_finds_a_daemon_left_running_wherever_its_vault_is(tmp_path):
+    """conftest's end-of-run check lists the daemons this run started: by their vault's folder
+    under pytest's, or by the run's mark in their environment for a vault elsewhere."""
+    elsewhere = Path(tempfile.mkdtemp(prefix="sv-lifetime-"))
+    try:
+        vaults = [use_hash_embedder(init_vault(tmp_path / "here").vault),
+                  use_hash_embedder(init_vault(elsewhere / "there").vault)]
+        for vault in vaults:
+            started = run_vault("watch", "--vault", vault.root)
+            assert started.returncode == 0, started.stderr
+        try:
+            wanted = {str(v.root): rpc.read_state(v)["pid"] for v in vaults}
+            left = {d["vault"]: d["pid"] for d in daemons_of_this_run(tmp_path) if d["vault"] in wanted}
+            assert left == wanted
+        finally:
+            end_daemons([{"pid": rpc.read_state(v)["pid"]} for v in vaults])
+        assert not daemons_of_this_run(tmp_path)
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
