@@ -4,7 +4,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -31,7 +30,7 @@ os.environ[RUN_MARK_ENV] = RUN_MARK
 from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
 
 from sheriff_vault.cli import cli  # noqa: E402
-from sheriff_vault.daemon import lifecycle, rpc  # noqa: E402
+from sheriff_vault.daemon import lifecycle  # noqa: E402
 from sheriff_vault.store.vault import Vault, init_vault  # noqa: E402
 
 NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
@@ -53,20 +52,6 @@ def daemons_of_this_run(basetemp: Path) -> list[dict]:
     return found
 
 
-def end_daemons(daemons: list[dict], timeout: float = 10.0) -> None:
-    """SIGTERM each (a clean stop), then SIGKILL what still runs after `timeout`."""
-    for daemon in daemons:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(daemon["pid"], signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(rpc.pid_alive(d["pid"]) for d in daemons):
-        time.sleep(0.1)
-    for daemon in daemons:
-        if rpc.pid_alive(daemon["pid"]):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(daemon["pid"], signal.SIGKILL)
-
-
 @pytest.fixture(scope="session", autouse=True)
 def no_daemon_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every test that starts a daemon stops it: at the end of the run, any daemon it started that
@@ -79,7 +64,7 @@ def no_daemon_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         time.sleep(0.2)
     if not left:
         return
-    end_daemons(left)
+    lifecycle.terminate([d["pid"] for d in left])
     listing = "\n".join(f"  pid {d['pid']}: vault {d['vault']}" for d in left)
     pytest.fail(f"{len(left)} watch daemon(s) started by this test run were still running at its end "
                 f"(stopped now); stop them in the test that starts them (`watching`, or `vault watch --stop`):\n"
@@ -147,8 +132,8 @@ def watching(vault: Vault, env: dict | None = None) -> Iterator[Vault]:
     """`vault watch` running on `vault` (a real daemon subprocess, `env` added to its environment,
     e.g. a fault point) until the block ends."""
     started = run_vault("watch", "--vault", vault.root, env=env)
-    assert started.returncode == 0, started.stderr
-    try:
+    try:  # stopped also when it started but did not answer in time
+        assert started.returncode == 0, started.stderr
         yield vault
     finally:
         stopped = run_vault("watch", "--stop", "--vault", vault.root)

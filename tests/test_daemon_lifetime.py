@@ -13,10 +13,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import daemons_of_this_run, end_daemons, run_vault, use_hash_embedder, wait_for
+from conftest import daemons_of_this_run, run_vault, use_hash_embedder, wait_for
 from memory_fixtures import build
 
 from sheriff_vault.daemon import lifecycle, rpc
+from sheriff_vault.errors import DaemonError
 from sheriff_vault.store.vault import Vault, init_vault
 
 NOW = "2026-02-20T03:21:00Z"
@@ -160,7 +161,15 @@ def test_the_session_check_finds_a_daemon_left_running_wherever_its_vault_is(tmp
             left = {d["vault"]: d["pid"] for d in daemons_of_this_run(tmp_path) if d["vault"] in wanted}
             assert left == wanted
         finally:
-            end_daemons([{"pid": rpc.read_state(v)["pid"]} for v in vaults])
+            lifecycle.terminate([rpc.read_state(v)["pid"] for v in vaults])
         assert not daemons_of_this_run(tmp_path)
     finally:
         shutil.rmtree(elsewhere, ignore_errors=True)
+
+
+def test_a_daemon_that_does_not_answer_in_time_is_not_left_running(hash_vault, monkeypatch):
+    """`vault watch` gives up on a daemon that never answers, and stops it rather than leave it."""
+    monkeypatch.setenv("SHERIFF_VAULT_PAUSE", "daemon:starting:60")
+    with pytest.raises(DaemonError, match="did not answer within 3s and was stopped"):
+        lifecycle.start_background(hash_vault, timeout=3)
+    assert not lifecycle.daemons(hash_vault.root)

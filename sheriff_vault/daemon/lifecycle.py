@@ -98,7 +98,14 @@ def start_background(vault: Vault, timeout: float = 60.0, *, wait_ready: bool = 
     if answered:  # up, but the model took longer than `timeout` to load: recall still answers
         return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False, "ready": False,
                 "seconds": round(time.monotonic() - started, 2)}
-    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s", hint="see .vault/logs/daemon.log")
+    proc.terminate()  # not left running, unanswered, behind the error
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s and was stopped",
+                      hint="see .vault/logs/daemon.log")
 
 
 def status(vault: Vault) -> dict | None:
@@ -188,6 +195,27 @@ def daemons(under: Path | None = None) -> list[dict]:
             continue
         found.append({"pid": int(entry), "vault": str(root), "argv": argv})
     return found
+
+
+def terminate(pids: list[int], timeout: float = 10.0) -> list[int]:
+    """Stop these daemon processes: SIGTERM (a clean stop), then SIGKILL for any still running after
+    `timeout` seconds. Returns the pids that had to be killed. For cleanups that found daemons
+    left behind (tests, benchmarks); `stop` is the polite way for one vault."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(rpc.pid_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    killed = [pid for pid in pids if rpc.pid_alive(pid)]
+    for pid in killed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return killed
 
 
 def _daemon_vault(pid: int, argv: list[str]) -> Path | None:

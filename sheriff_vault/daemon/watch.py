@@ -357,6 +357,7 @@ class Daemon:
             raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
                               hint="`vault watch --stop` stops it") from None
         clean_stale(self.vault, self.socket_path)
+        faults.point("daemon:starting")
         daemon = self
 
         class Handler(FileSystemEventHandler):
