@@ -122,6 +122,19 @@ def status(vault: Vault) -> dict | None:
     return state if reply else None
 
 
+def describe(vault: Vault) -> dict | None:
+    """`status` and what the daemon serves (its `about` reply: index generation, last request,
+    resident memory, model), or None when none answers. Asking does not count as a request."""
+    state = status(vault)
+    if state is None:
+        return None
+    try:
+        about = rpc.call(vault, "about", timeout=5)
+    except DaemonError:  # a daemon from before `about`: what daemon.json says
+        about = None
+    return state | (about or {})
+
+
 def clean_stale(vault: Vault, socket_path: Path) -> None:
     for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
         remove(path)

@@ -42,6 +42,9 @@ BULK_WORKERS = min(4, os.cpu_count() or 1)
 # How often the daemon looks whether its vault folder is still there (a stat): deleted or moved
 # away, the daemon exits, so no model-sized process outlives its vault.
 ROOT_CHECK_SECONDS = 0.5
+# Requests that look at the daemon without using it: they do not count as a request (the idle
+# clock, `vault watch --status`'s "last request"), so watching a daemon does not keep it alive.
+PASSIVE_OPS = ("ping", "about")
 
 
 class Daemon:
@@ -75,6 +78,9 @@ class Daemon:
         self.sleeping = threading.Lock()
         self.idle_exit = idle_exit
         self.last_request = time.monotonic()
+        self.last_request_at: float | None = None  # wall clock of the last request that used the daemon
+        self.requests = 0
+        self.generation: int | None = None  # the index's, after the last batch (read without waiting for one)
         self.batches = 0
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
@@ -116,6 +122,7 @@ class Daemon:
                 return None
             stats = self.index.refresh(None if full else sorted(paths))
             self._index_inode = self._index_file()
+            self.generation = self.index.generation
         self.batches += 1
         for w in stats.warnings:
             self.log.warning(w)
@@ -221,7 +228,9 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         op, args = request.get("op"), request.get("args") or {}
-        self.last_request = time.monotonic()
+        if op not in PASSIVE_OPS:
+            self.last_request, self.last_request_at = time.monotonic(), time.time()
+            self.requests += 1
         try:
             return {"ok": True, "result": self._dispatch(op, args)}
         except VaultError as exc:  # the caller raises the same class, message and notes (rpc.call)
@@ -235,6 +244,8 @@ class Daemon:
     def _dispatch(self, op: str | None, args: dict) -> Any:
         if op == "ping":
             return {"pid": os.getpid(), "ready": self.model_ready.is_set()}
+        if op == "about":  # `vault watch --status`: what this daemon serves, without touching the index
+            return self.about()
         if op == "status":
             with self.work:
                 if self._reopen_if_replaced():
@@ -322,6 +333,20 @@ class Daemon:
             threading.Thread(target=self.stop, daemon=True).start()
             return {"stopping": True}
         raise DaemonError(f"unknown request {op!r}")
+
+    def about(self) -> dict:
+        """What the daemon serves and holds, cheaply (no index read, no lock waited for)."""
+        with self.cond:
+            pending = len(self.pending) + (1 if self.full_scan else 0)
+        embedder = self.index.embedder
+        now = time.time()
+        return {"pid": os.getpid(), "vault": str(self.vault.root), "socket": str(self.socket_path),
+                "started_at": self.started, "uptime": round(now - self.started, 1),
+                "idle_exit": self.idle_exit, "requests": self.requests, "last_request_at": self.last_request_at,
+                "last_request_ago": round(now - self.last_request_at, 1) if self.last_request_at else None,
+                "generation": self.generation, "batches": self.batches, "pending": pending,
+                "warming_up": not self.warm.is_set(), "model": embedder.model_id if embedder else None,
+                "model_ready": self.model_ready.is_set(), "memory_mb": memory_mb()}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:
@@ -415,6 +440,21 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         else:
             reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def memory_mb() -> dict[str, float]:
+    """This process's resident memory in MB from /proc/self/status: VmRSS (now), VmHWM (its peak),
+    RssAnon (heap, model weights) and RssFile (mapped files); empty where there is no /proc."""
+    found = {}
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") and value.strip().endswith("kB"):
+            found[key] = round(int(value.split()[0]) / 1024, 1)
+    return found
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
