@@ -66,6 +66,8 @@ def test_moving_the_vault_away_stops_its_daemon_and_recall_works_in_the_new_plac
     os.rename(hash_vault.root, moved)
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the moved vault exits")
     assert "deleted or moved away; exiting" in (moved / ".vault" / "logs" / "daemon.log").read_text()
+    for name in ("daemon.json", "daemon.pid", "daemon.sock"):  # it cleaned up after itself where the vault went
+        assert not (moved / ".vault" / name).exists(), name
     again = recall_json(moved)
     assert again["via"] == "daemon" and again["topics"][0]["name"] == "Caroline's birthday party"
     [daemon] = lifecycle.daemons(moved)
@@ -78,8 +80,13 @@ def test_a_folder_made_again_at_the_same_path_is_not_served_by_the_old_daemon(ha
     pid = started_daemon(hash_vault)
     aside = tmp_path / "aside"
     os.rename(hash_vault.root, aside)
-    init_vault(hash_vault.root)
+    new = use_hash_embedder(init_vault(hash_vault.root).vault)
+    started = run_vault("watch", "--vault", new.root)  # perhaps while the old daemon still runs
+    assert started.returncode == 0, started.stderr
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the replaced folder exits")
+    state = rpc.read_state(new)  # the old daemon, exiting, left the new folder's daemon alone
+    assert state and state["pid"] != pid and rpc.call(new, "ping")["pid"] == state["pid"]
+    assert not (aside / ".vault" / "daemon.json").exists()
 
 
 def test_a_killed_daemon_is_replaced_by_the_next_recall(hash_vault, autostart):

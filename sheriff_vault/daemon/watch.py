@@ -28,7 +28,7 @@ from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
 from sheriff_vault.index.embed import Embedder
 from sheriff_vault.index.engine import Index
-from sheriff_vault.store.fsutil import atomic_write
+from sheriff_vault.store.fsutil import atomic_write, remove
 from sheriff_vault.store.locks import FileLock
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ class Daemon:
         self.socket_path = rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
         self._root_id = _identity(vault.root)
+        self._socket_inode: int | None = None
 
     # -- events ------------------------------------------------------------------------------
     def handle_changes(self, paths: Iterable[str]) -> None:
@@ -334,6 +335,25 @@ class Daemon:
             return {"stopping": True}
         raise DaemonError(f"unknown request {op!r}")
 
+    def _remove_own_files(self, cache_fd: int) -> None:
+        """daemon.json, daemon.pid and the socket this daemon made, in its .vault folder (open as
+        `cache_fd`) wherever that is now; a socket outside it (/tmp, for long paths) only while it
+        is still the one this daemon bound."""
+        names = [rpc.STATE_FILE, rpc.PID_FILE]
+        if self.socket_path.parent == self.vault.cache:
+            names.append(self.socket_path.name)
+        elif _inode(self.socket_path) == self._socket_inode:
+            remove(self.socket_path)
+        for name in names:
+            try:
+                os.unlink(name, dir_fd=cache_fd)
+            except FileNotFoundError:
+                pass
+        try:
+            os.fsync(cache_fd)
+        except OSError:  # the folder was deleted
+            pass
+
     def about(self) -> dict:
         """What the daemon serves and holds, cheaply (no index read, no lock waited for)."""
         with self.cond:
@@ -382,6 +402,10 @@ class Daemon:
             raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
                               hint="`vault watch --stop` stops it") from None
         clean_stale(self.vault, self.socket_path)
+        # The vault's .vault folder, held open: at exit the daemon removes its own daemon.json,
+        # daemon.pid and socket through it, wherever the folder was moved, and never touches a
+        # folder made since at the old path (with perhaps a daemon of its own).
+        cache_fd = os.open(self.vault.cache, os.O_RDONLY | os.O_DIRECTORY)
         faults.point("daemon:starting")
         daemon = self
 
@@ -399,6 +423,7 @@ class Daemon:
         observer.schedule(Handler(), str(self.vault.root), recursive=True, event_filter=events)
         observer.start()
         self.server = _Server(str(self.socket_path), _RequestHandler)
+        self._socket_inode = _inode(self.socket_path)
         self.server.daemon_obj = self
         signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
@@ -420,7 +445,8 @@ class Daemon:
             self.server.server_close()
             with self.sleeping, self.work:
                 self.index.close()
-            clean_stale(self.vault, self.socket_path)
+            self._remove_own_files(cache_fd)
+            os.close(cache_fd)
             self.log.info("stopped")
             self._lock.release()
 
@@ -455,6 +481,13 @@ def memory_mb() -> dict[str, float]:
         if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") and value.strip().endswith("kB"):
             found[key] = round(int(value.split()[0]) / 1024, 1)
     return found
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
