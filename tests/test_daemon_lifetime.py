@@ -180,3 +180,18 @@ def test_a_daemon_that_does_not_answer_in_time_is_not_left_running(hash_vault, m
     with pytest.raises(DaemonError, match="did not answer within 3s and was stopped"):
         lifecycle.start_background(hash_vault, timeout=3)
     assert not lifecycle.daemons(hash_vault.root)
+
+
+def test_a_deleted_vault_with_its_socket_in_tmp_leaves_no_socket_behind(tmp_path, autostart):
+    """A vault path too long for a socket in .vault gets one in /tmp (rpc.socket_path_for): the
+    daemon of a deleted vault removes it too."""
+    vault = use_hash_embedder(init_vault(tmp_path / ("a-folder-with-a-long-name-" * 3) / "vault").vault)
+    sock = rpc.socket_path_for(vault)
+    assert sock.parent == Path("/tmp")
+    build(vault)
+    autostart(vault.root)
+    pid = started_daemon(vault)
+    assert sock.exists()
+    shutil.rmtree(vault.root)
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the deleted vault exits")
+    wait_for(lambda: not sock.exists(), timeout=5, what="its socket in /tmp removed")
