@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE.parent))  # appended, so PYTHONPATH can point at another sheriff_vault to compare
 
 from benchmarks.synthetic import NOW, generate  # noqa: E402
-from sheriff_vault.daemon import rpc  # noqa: E402
+from sheriff_vault.daemon import lifecycle, rpc  # noqa: E402
 from sheriff_vault.daemon.client import recall as answer  # noqa: E402
 from sheriff_vault.store.vault import Vault  # noqa: E402
 
@@ -227,8 +227,20 @@ def ann_ready(vault: Vault, since_start: float, timeout: float = 600) -> float |
 
 
 def stop_daemon(vault: Vault) -> None:
+    """`vault watch --stop`, then make sure no daemon of this vault runs (stopping any that does)."""
     subprocess.run([*vault_cmd(), "watch", "--stop", "--vault", str(vault.root)], capture_output=True, timeout=120,
                    env=bench_env())
+    stop_left(vault.root)
+
+
+def stop_left(folder: Path) -> list[dict]:
+    """Stop any daemon still serving a vault under `folder`, saying so; returns what it found."""
+    left = lifecycle.daemons(folder)
+    if left:
+        log(f"  {len(left)} daemon(s) left running under {folder}, stopping them: "
+            + ", ".join(f"pid {d['pid']} ({d['vault']})" for d in left))
+        lifecycle.terminate([d["pid"] for d in left])
+    return left
 
 
 def daemon_recall(vault: Vault, queries: list[str]) -> tuple[list[float], list[dict]]:
@@ -744,6 +756,7 @@ def main() -> int:
         for n in sizes:
             results[str(n)] = run_size(n, args, work)
     finally:
+        left = stop_left(work)  # every phase stops its daemon: one still running is a bug to fix
         if not args.work and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -790,6 +803,9 @@ def main() -> int:
         if "ann" in r and r["ann"]["recall_at_10"] < TARGETS["ann_recall_at_10"]:
             miss.append("ANN recall@10")
         print(f"{int(s):,} topics: " + ("all targets met" if not miss else "over target: " + ", ".join(miss)))
+    if left:
+        print(f"{len(left)} vault daemon(s) were left running by the benchmark (stopped at its end)", file=sys.stderr)
+        return 1
     return 0
 
 

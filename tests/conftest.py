@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,13 +20,55 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # The ONNX export of the model (index/onnxmodel.py) is made once and shared, not once per test's
 # fresh HOME: it depends only on the model and the exporter's versions.
 os.environ.setdefault("SHERIFF_VAULT_CACHE_DIR", str(Path.home() / ".cache" / "sheriff-vault"))
+# Every process this test run starts inherits this mark, so the check at the session's end finds
+# the watch daemons it started wherever their vault is (tests/faults keeps its vaults in its own
+# temporary folder, outside pytest's).
+RUN_MARK_ENV = "SHERIFF_VAULT_TEST_RUN"
+RUN_MARK = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+os.environ[RUN_MARK_ENV] = RUN_MARK
 
 from fake_openai import fake_openai  # noqa: E402,F401  (a fixture for every test file)
 
 from sheriff_vault.cli import cli  # noqa: E402
+from sheriff_vault.daemon import lifecycle  # noqa: E402
 from sheriff_vault.store.vault import Vault, init_vault  # noqa: E402
 
 NOW = dt.datetime(2026, 2, 20, 3, 21, tzinfo=dt.UTC)
+
+
+def daemons_of_this_run(basetemp: Path) -> list[dict]:
+    """The watch daemons this test run started and that still run: serving a vault under the run's
+    temporary folder `basetemp`, or started with this run's mark in their environment."""
+    mark = f"{RUN_MARK_ENV}={RUN_MARK}".encode()
+    found = []
+    for daemon in lifecycle.daemons():
+        try:
+            marked = mark in Path(f"/proc/{daemon['pid']}/environ").read_bytes().split(b"\0")
+        except OSError:
+            marked = False
+        base = Path(os.path.realpath(basetemp))
+        if marked or base == Path(daemon["vault"]) or base in Path(daemon["vault"]).parents:
+            found.append(daemon)
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_daemon_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test that starts a daemon stops it: at the end of the run, any daemon it started that
+    still runs is named (its vault's path names the test that made it), stopped, and fails the run.
+    A daemon whose vault a test deleted gets a few seconds to exit by itself first."""
+    yield
+    basetemp = tmp_path_factory.getbasetemp()
+    deadline = time.monotonic() + 5
+    while (left := daemons_of_this_run(basetemp)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not left:
+        return
+    lifecycle.terminate([d["pid"] for d in left])
+    listing = "\n".join(f"  pid {d['pid']}: vault {d['vault']}" for d in left)
+    pytest.fail(f"{len(left)} watch daemon(s) started by this test run were still running at its end "
+                f"(stopped now); stop them in the test that starts them (`watching`, or `vault watch --stop`):\n"
+                f"{listing}", pytrace=False)
 
 
 @pytest.fixture(autouse=True)
@@ -89,8 +132,8 @@ def watching(vault: Vault, env: dict | None = None) -> Iterator[Vault]:
     """`vault watch` running on `vault` (a real daemon subprocess, `env` added to its environment,
     e.g. a fault point) until the block ends."""
     started = run_vault("watch", "--vault", vault.root, env=env)
-    assert started.returncode == 0, started.stderr
-    try:
+    try:  # stopped also when it started but did not answer in time
+        assert started.returncode == 0, started.stderr
         yield vault
     finally:
         stopped = run_vault("watch", "--stop", "--vault", vault.root)

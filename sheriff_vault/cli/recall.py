@@ -108,7 +108,8 @@ def _print_stats(stats: dict, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--foreground", is_flag=True, help="Run in this terminal (for systemd, tmux or debugging).")
-@click.option("--status", "show_status", is_flag=True, help="Say whether a daemon runs for this vault.")
+@click.option("--status", "show_status", is_flag=True,
+              help="Say whether a daemon runs for this vault and what it holds (index, last request, memory).")
 @click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
 @click.option("--autostarted", is_flag=True, hidden=True,
               help="Started by recall: exit after daemon.idle_exit_seconds without a request.")
@@ -123,11 +124,15 @@ def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, auto
     from sheriff_vault.daemon import lifecycle
 
     if show_status:
-        state = lifecycle.status(vault)
+        state = lifecycle.describe(vault)
         if as_json:
             emit_json({"running": bool(state), **(state or {})})
+        elif state:
+            click.echo(f"running, pid {state['pid']}, socket {state['socket']}")
+            for line in _daemon_lines(state):
+                click.echo(f"  {line}")
         else:
-            click.echo(f"running, pid {state['pid']}, socket {state['socket']}" if state else "not running")
+            click.echo("not running")
         if not state:
             sys.exit(1)
         return
@@ -149,6 +154,35 @@ def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, auto
     else:
         word = "already running" if info.get("already") else "started"
         click.echo(f"{word}, pid {info['pid']}")
+
+
+def _daemon_lines(state: dict) -> list[str]:
+    """`vault watch --status`'s details, from the daemon's `about` reply (absent from older daemons)."""
+    if "uptime" not in state:
+        return []
+    idle = float(state.get("idle_exit") or 0)
+    ago = state.get("last_request_ago")
+    memory = state.get("memory_mb") or {}
+    lines = [f"vault: {state.get('vault')}",
+             f"up {_duration(state['uptime'])}; " + (f"exits after {_duration(idle)} without a request" if idle
+                                                     else "runs until `vault watch --stop`"),
+             f"requests: {state.get('requests', 0)}, last "
+             + (f"{_duration(ago)} ago" if ago is not None else "none yet"),
+             f"index generation {state.get('generation') if state.get('generation') is not None else '?'}, "
+             f"{state.get('pending', 0)} pending" + (", catching up" if state.get("warming_up") else ""),
+             f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)")]
+    if memory.get("VmRSS") is not None:
+        lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m" + (f" {seconds % 60}s" if seconds % 60 else "")
+    return f"{seconds // 3600}h" + (f" {seconds % 3600 // 60}m" if seconds % 3600 // 60 else "")
 
 
 @cli.group(hidden=True)

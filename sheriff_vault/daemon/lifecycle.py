@@ -98,7 +98,14 @@ def start_background(vault: Vault, timeout: float = 60.0, *, wait_ready: bool = 
     if answered:  # up, but the model took longer than `timeout` to load: recall still answers
         return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False, "ready": False,
                 "seconds": round(time.monotonic() - started, 2)}
-    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s", hint="see .vault/logs/daemon.log")
+    proc.terminate()  # not left running, unanswered, behind the error
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s and was stopped",
+                      hint="see .vault/logs/daemon.log")
 
 
 def status(vault: Vault) -> dict | None:
@@ -115,23 +122,39 @@ def status(vault: Vault) -> dict | None:
     return state if reply else None
 
 
+def describe(vault: Vault) -> dict | None:
+    """`status` and what the daemon serves (its `about` reply: index generation, last request,
+    resident memory, model), or None when none answers. Asking does not count as a request."""
+    state = status(vault)
+    if state is None:
+        return None
+    try:
+        about = rpc.call(vault, "about", timeout=5)
+    except DaemonError:  # a daemon from before `about`: what daemon.json says
+        about = None
+    return state | (about or {})
+
+
 def clean_stale(vault: Vault, socket_path: Path) -> None:
     for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
         remove(path)
 
 
 def stop(vault: Vault, timeout: float = 30.0) -> bool:
-    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket."""
+    """Ask the daemon to stop (SIGTERM if it does not answer); clean a stale pid and socket, also
+    when the pid they name now belongs to another process (a killed daemon's pid, reused)."""
     state = rpc.read_state(vault)
     if not state:
         return False
     pid = int(state.get("pid", 0))
-    if not rpc.pid_alive(pid):
+    if not rpc.pid_alive(pid) or not is_daemon(pid):
         clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
         return False
     try:
-        rpc.call(vault, "stop", timeout=5)
+        answered = rpc.call(vault, "stop", timeout=5) is not None
     except DaemonError:
+        answered = False
+    if not answered:  # alive but its socket is gone or it does not answer
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while rpc.pid_alive(pid) and time.monotonic() < deadline:
@@ -144,3 +167,84 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
         raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
                           hint=f"kill {pid}")
     return True
+
+
+def command_line(pid: int) -> list[str] | None:
+    """The process's arguments (from /proc), or None when it is gone or they cannot be read."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0")[:-1]] if raw else None
+
+
+def is_daemon(pid: int) -> bool:
+    """True when `pid` runs a watch daemon (`... sheriff_vault watch --foreground` or `vault watch
+    --foreground`), or when that cannot be told (no /proc); False for any other process."""
+    if not Path("/proc/self/cmdline").exists():
+        return True
+    argv = command_line(pid)
+    return argv is not None and _daemon_vault(pid, argv) is not None
+
+
+def daemons(under: Path | None = None) -> list[dict]:
+    """The running watch daemons of this user (pid, vault, argv), read from /proc; with `under`,
+    only those serving a vault inside that folder (as a test run's or a benchmark's cleanup lists
+    what it left). Empty where there is no /proc."""
+    found = []
+    base = Path(os.path.realpath(under)) if under is not None else None
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        argv = command_line(int(entry))
+        root = _daemon_vault(int(entry), argv) if argv else None
+        if root is None or not rpc.pid_alive(int(entry)):
+            continue
+        if base is not None and not (root == base or base in root.parents):
+            continue
+        found.append({"pid": int(entry), "vault": str(root), "argv": argv})
+    return found
+
+
+def terminate(pids: list[int], timeout: float = 10.0) -> list[int]:
+    """Stop these daemon processes: SIGTERM (a clean stop), then SIGKILL for any still running after
+    `timeout` seconds. Returns the pids that had to be killed. For cleanups that found daemons
+    left behind (tests, benchmarks); `stop` is the polite way for one vault."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(rpc.pid_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    killed = [pid for pid in pids if rpc.pid_alive(pid)]
+    for pid in killed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return killed
+
+
+def _daemon_vault(pid: int, argv: list[str]) -> Path | None:
+    """The vault folder a daemon's arguments name (`--vault`, else its working folder), or None when
+    `argv` is not a watch daemon's."""
+    if "watch" not in argv or "--foreground" not in argv:
+        return None
+    program = argv[: argv.index("watch")]
+    if "sheriff_vault" not in program and not any(Path(arg).name == "vault" for arg in program):
+        return None
+    args = argv[argv.index("watch") + 1:]
+    value = next((a.split("=", 1)[1] for a in args if a.startswith("--vault=")), None)
+    if value is None and "--vault" in args[:-1]:
+        value = args[args.index("--vault") + 1]
+    try:
+        here = Path(os.readlink(f"/proc/{pid}/cwd").removesuffix(" (deleted)"))
+    except OSError:
+        here = Path("/")
+    return Path(os.path.realpath(here / os.path.expanduser(value))) if value else here

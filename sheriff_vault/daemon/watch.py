@@ -28,7 +28,7 @@ from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
 from sheriff_vault.index.embed import Embedder
 from sheriff_vault.index.engine import Index
-from sheriff_vault.store.fsutil import atomic_write
+from sheriff_vault.store.fsutil import atomic_write, remove
 from sheriff_vault.store.locks import FileLock
 
 if TYPE_CHECKING:
@@ -39,6 +39,12 @@ WARMING = "bm25-only, warming"  # `via` of a recall answered while the model sti
 # The `embed` request's workers: a sleep waits for its hundreds of texts with nothing else to do,
 # so they get the cores a sleep without a daemon would use, not the one a recall query needs.
 BULK_WORKERS = min(4, os.cpu_count() or 1)
+# How often the daemon looks whether its vault folder is still there (a stat): deleted or moved
+# away, the daemon exits, so no model-sized process outlives its vault.
+ROOT_CHECK_SECONDS = 0.5
+# Requests that look at the daemon without using it: they do not count as a request (the idle
+# clock, `vault watch --status`'s "last request"), so watching a daemon does not keep it alive.
+PASSIVE_OPS = ("ping", "about")
 
 
 class Daemon:
@@ -72,10 +78,15 @@ class Daemon:
         self.sleeping = threading.Lock()
         self.idle_exit = idle_exit
         self.last_request = time.monotonic()
+        self.last_request_at: float | None = None  # wall clock of the last request that used the daemon
+        self.requests = 0
+        self.generation: int | None = None  # the index's, after the last batch (read without waiting for one)
         self.batches = 0
         self.started = time.time()
         self.socket_path = rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
+        self._root_id = _identity(vault.root)
+        self._socket_inode: int | None = None
 
     # -- events ------------------------------------------------------------------------------
     def handle_changes(self, paths: Iterable[str]) -> None:
@@ -112,6 +123,7 @@ class Daemon:
                 return None
             stats = self.index.refresh(None if full else sorted(paths))
             self._index_inode = self._index_file()
+            self.generation = self.index.generation
         self.batches += 1
         for w in stats.warnings:
             self.log.warning(w)
@@ -178,6 +190,16 @@ class Daemon:
                 self.full_scan = True
                 self.cond.notify_all()
 
+    def _watch_root(self) -> None:
+        """Stop once the vault folder is deleted, moved away or replaced by another folder at the same
+        path: what this daemon holds belongs to a vault that is no longer there (a vault in its new
+        place gets its own daemon from the next recall there)."""
+        while not self.stopping.wait(ROOT_CHECK_SECONDS):
+            if _identity(self.vault.root) != self._root_id:
+                self.log.warning("the vault folder %s was deleted or moved away; exiting", self.vault.root)
+                self.stop()
+                return
+
     def _idle(self) -> bool:
         return bool(self.idle_exit) and time.monotonic() - self.last_request > self.idle_exit
 
@@ -207,7 +229,9 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         op, args = request.get("op"), request.get("args") or {}
-        self.last_request = time.monotonic()
+        if op not in PASSIVE_OPS:
+            self.last_request, self.last_request_at = time.monotonic(), time.time()
+            self.requests += 1
         try:
             return {"ok": True, "result": self._dispatch(op, args)}
         except VaultError as exc:  # the caller raises the same class, message and notes (rpc.call)
@@ -221,6 +245,8 @@ class Daemon:
     def _dispatch(self, op: str | None, args: dict) -> Any:
         if op == "ping":
             return {"pid": os.getpid(), "ready": self.model_ready.is_set()}
+        if op == "about":  # `vault watch --status`: what this daemon serves, without touching the index
+            return self.about()
         if op == "status":
             with self.work:
                 if self._reopen_if_replaced():
@@ -309,6 +335,39 @@ class Daemon:
             return {"stopping": True}
         raise DaemonError(f"unknown request {op!r}")
 
+    def _remove_own_files(self, cache_fd: int) -> None:
+        """daemon.json, daemon.pid and the socket this daemon made, in its .vault folder (open as
+        `cache_fd`) wherever that is now; a socket outside it (/tmp, for long paths) only while it
+        is still the one this daemon bound."""
+        names = [rpc.STATE_FILE, rpc.PID_FILE]
+        if self.socket_path.parent == self.vault.cache:
+            names.append(self.socket_path.name)
+        elif _inode(self.socket_path) == self._socket_inode:
+            remove(self.socket_path)
+        for name in names:
+            try:
+                os.unlink(name, dir_fd=cache_fd)
+            except FileNotFoundError:
+                pass
+        try:
+            os.fsync(cache_fd)
+        except OSError:  # the folder was deleted
+            pass
+
+    def about(self) -> dict:
+        """What the daemon serves and holds, cheaply (no index read, no lock waited for)."""
+        with self.cond:
+            pending = len(self.pending) + (1 if self.full_scan else 0)
+        embedder = self.index.embedder
+        now = time.time()
+        return {"pid": os.getpid(), "vault": str(self.vault.root), "socket": str(self.socket_path),
+                "started_at": self.started, "uptime": round(now - self.started, 1),
+                "idle_exit": self.idle_exit, "requests": self.requests, "last_request_at": self.last_request_at,
+                "last_request_ago": round(now - self.last_request_at, 1) if self.last_request_at else None,
+                "generation": self.generation, "batches": self.batches, "pending": pending,
+                "warming_up": not self.warm.is_set(), "model": embedder.model_id if embedder else None,
+                "model_ready": self.model_ready.is_set(), "memory_mb": memory_mb()}
+
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:
         self.stopping.set()
@@ -343,6 +402,11 @@ class Daemon:
             raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
                               hint="`vault watch --stop` stops it") from None
         clean_stale(self.vault, self.socket_path)
+        # The vault's .vault folder, held open: at exit the daemon removes its own daemon.json,
+        # daemon.pid and socket through it, wherever the folder was moved, and never touches a
+        # folder made since at the old path (with perhaps a daemon of its own).
+        cache_fd = os.open(self.vault.cache, os.O_RDONLY | os.O_DIRECTORY)
+        faults.point("daemon:starting")
         daemon = self
 
         class Handler(FileSystemEventHandler):
@@ -359,6 +423,7 @@ class Daemon:
         observer.schedule(Handler(), str(self.vault.root), recursive=True, event_filter=events)
         observer.start()
         self.server = _Server(str(self.socket_path), _RequestHandler)
+        self._socket_inode = _inode(self.socket_path)
         self.server.daemon_obj = self
         signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
@@ -369,6 +434,7 @@ class Daemon:
             atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
             self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
             threading.Thread(target=self._worker, name="indexer", daemon=True).start()
+            threading.Thread(target=self._watch_root, name="root", daemon=True).start()
             if not self.model_ready.is_set():
                 threading.Thread(target=self._load_model, name="model", daemon=True).start()
             self.server.serve_forever(poll_interval=0.2)
@@ -379,7 +445,8 @@ class Daemon:
             self.server.server_close()
             with self.sleeping, self.work:
                 self.index.close()
-            clean_stale(self.vault, self.socket_path)
+            self._remove_own_files(cache_fd)
+            os.close(cache_fd)
             self.log.info("stopped")
             self._lock.release()
 
@@ -399,6 +466,37 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         else:
             reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
+
+
+def memory_mb() -> dict[str, float]:
+    """This process's resident memory in MB from /proc/self/status: VmRSS (now), VmHWM (its peak),
+    RssAnon (heap, model weights) and RssFile (mapped files); empty where there is no /proc."""
+    found = {}
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") and value.strip().endswith("kB"):
+            found[key] = round(int(value.split()[0]) / 1024, 1)
+    return found
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None when it is gone: a moved or recreated folder differs."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def give_back_memory() -> None:

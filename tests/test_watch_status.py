@@ -1,0 +1,88 @@
+"""`vault watch --status` says what a running daemon serves (index generation, last request,
+memory), without keeping it alive; `vault watch --stop` stops it. Real daemons, hash embedder."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_vault, wait_for, watching
+from memory_fixtures import build
+
+from sheriff_vault.daemon import lifecycle
+from sheriff_vault.store.vault import Vault
+
+NOW = "2026-02-20T03:21:00Z"
+
+
+def status_json(root: Path) -> dict:
+    out = run_vault("watch", "--status", "--json", "--vault", root)
+    data = json.loads(out.stdout)
+    assert out.returncode == (0 if data["running"] else 1), out.stderr
+    return data
+
+
+def test_status_shows_what_the_daemon_serves_and_asking_is_not_a_request(hash_vault):
+    build(hash_vault)
+    with watching(hash_vault):
+        before = wait_for(lambda: (s := status_json(hash_vault.root)).get("generation") is not None and s,
+                          timeout=60, what="the daemon's first batch")
+        assert before["running"] and before["vault"] == str(hash_vault.root)
+        assert before["requests"] == 0 and before["last_request_ago"] is None
+        assert before["model"].startswith("hash") and before["idle_exit"] == 0
+        assert before["memory_mb"]["VmRSS"] > 10 and before["memory_mb"]["VmHWM"] >= before["memory_mb"]["VmRSS"]
+        [daemon] = lifecycle.daemons(hash_vault.root)
+        assert before["pid"] == daemon["pid"]
+
+        recalled = run_vault("recall", "the party", "--now", NOW, "--vault", hash_vault.root)
+        assert recalled.returncode == 0, recalled.stderr
+        after = status_json(hash_vault.root)
+        assert after["requests"] == 1 and after["last_request_ago"] >= 0
+        assert after["generation"] >= before["generation"]
+
+        text = run_vault("watch", "--status", "--vault", hash_vault.root)
+        assert text.returncode == 0, text.stderr
+        lines = text.stdout.splitlines()
+        assert lines[0] == f"running, pid {daemon['pid']}, socket {after['socket']}"
+        assert f"  vault: {hash_vault.root}" in lines
+        assert "runs until `vault watch --stop`" in text.stdout
+        assert "requests: 1, last " in text.stdout and " ago" in text.stdout
+        assert f"index generation {after['generation']}, 0 pending" in text.stdout
+        assert "MB resident (peak " in text.stdout
+    stopped = status_json(hash_vault.root)
+    assert stopped == {"running": False}
+    assert run_vault("watch", "--status", "--vault", hash_vault.root).stdout.strip() == "not running"
+
+
+def test_watching_the_status_does_not_keep_an_idle_daemon_alive(hash_vault, monkeypatch):
+    monkeypatch.delenv("SHERIFF_VAULT_AUTOSTART")
+    path = hash_vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("idle_exit_seconds: 1800", "idle_exit_seconds: 3"))
+    vault = Vault(hash_vault.root)
+    assert vault.config.daemon.idle_exit_seconds == 3
+    build(vault)
+    try:
+        assert json.loads(run_vault("recall", "the party", "--now", NOW, "--json", "--vault", vault.root).stdout)[
+            "via"] == "daemon"
+        first = status_json(vault.root)
+        assert first["idle_exit"] == 3 and first["requests"] == 1
+        assert "exits after 3s without a request" in run_vault("watch", "--status", "--vault", vault.root).stdout
+        wait_for(lambda: not status_json(vault.root)["running"], timeout=60, every=0.5,
+                 what="the idle daemon exits while its status is asked")
+    finally:
+        run_vault("watch", "--stop", "--vault", vault.root)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_stop_says_whether_a_daemon_was_stopped(hash_vault, as_json):
+    flag = ["--json"] if as_json else []
+    started = run_vault("watch", "--vault", hash_vault.root)
+    assert started.returncode == 0, started.stderr
+    first = run_vault("watch", "--stop", *flag, "--vault", hash_vault.root)
+    second = run_vault("watch", "--stop", *flag, "--vault", hash_vault.root)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    if as_json:
+        assert json.loads(first.stdout) == {"stopped": True} and json.loads(second.stdout) == {"stopped": False}
+    else:
+        assert (first.stdout.strip(), second.stdout.strip()) == ("stopped", "not running")
+    assert not lifecycle.daemons(hash_vault.root)
