@@ -304,13 +304,16 @@ def _transcript(payload: dict[str, Any]) -> Path | None:
 
 def _sleep_transcript(vault: Vault, payload: dict[str, Any]) -> str:
     from sheriff_vault.daemon.client import sleep
-    from sheriff_vault.store.transcripts import read_file
+    from sheriff_vault.store.transcripts import load_file
 
     path = _transcript(payload)
     if path is None:
         return "no transcript"
-    result = sleep(vault, read_file(path))
-    return f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
+    read = load_file(path)
+    result = sleep(vault, read.turns)
+    result.skipped_records, result.malformed_lines = read.skipped, read.malformed
+    outcome = f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
+    return "; ".join(x for x in (outcome, result.describe_skipped()) if x)  # the hook log says what was not read
 
 
 def _sleep_in_background(vault: Vault, payload: dict[str, Any]) -> str:
