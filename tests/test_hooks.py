@@ -158,6 +158,22 @@ def test_pre_compact_sleeps_the_transcript_and_session_start_wakes(memory_vault,
     assert startup.returncode == 0 and startup.stdout == ""
 
 
+def test_session_start_adds_nothing_when_there_is_nothing_to_resume(hash_vault, project, run):
+    run("hooks", "install", "claude-code", "--project", project, "--vault", hash_vault.root)
+    command = installed_command(project, "SessionStart")
+    for source in ("resume", "compact"):
+        out = host_runs(command, event("SessionStart", project, source=source), project)
+        assert out.returncode == 0 and out.stdout == "", out.stderr
+    log = [json.loads(line) for line in (hash_vault.logs / "hooks.jsonl").read_text().splitlines()]
+    assert [e["outcome"] for e in log[-2:]] == ["nothing to resume", "nothing to resume"]
+    noted = run("note", "user", "We are halfway through the staging migration.", "--vault", hash_vault.root)
+    assert noted.returncode == 0, noted.stderr
+    resumed = host_runs(command, event("SessionStart", project, source="resume"), project)  # a turn not yet slept
+    assert resumed.returncode == 0, resumed.stderr
+    assert "halfway through the staging migration" in json.loads(resumed.stdout)["hookSpecificOutput"][
+        "additionalContext"]
+
+
 def test_session_end_sleeps_in_the_background(memory_vault, project, run):
     run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
     shutil.copy(FIXTURES / "claude_compacted.jsonl", project / "session.jsonl")

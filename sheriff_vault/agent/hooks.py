@@ -288,7 +288,10 @@ def _handle(vault: Vault, event: str, payload: dict[str, Any]) -> tuple[str, str
             return "", "skipped"
         from sheriff_vault.agent.wake import wake
 
-        return _context(event, wake(vault).bundle), "woke"
+        woke = wake(vault)
+        if woke.empty:
+            return "", "nothing to resume"  # no output: the new session's context stays clean
+        return _context(event, woke.bundle), "woke"
     if event == "PreCompact":
         return "", _sleep_transcript(vault, payload)
     if event == "SessionEnd":
