@@ -119,7 +119,8 @@ def test_images_and_files_are_marks_inside_the_turn_that_sent_them():
     with pytest.warns(TranscriptWarning, match="claude_attachments.jsonl:4: "):  # a torn line in the middle
         turns = read_file(FIXTURES / "claude_attachments.jsonl")
     assert [t.role for t in turns] == ["user", "assistant", "user", "assistant"]  # no turn of its own
-    assert turns[0].content == "The login page shows this error after the deploy. [image: login-error.png]"
+    # in place of the placeholder Claude Code types for it
+    assert turns[0].content == "[image: login-error.png] The login page shows this error after the deploy."
     # an image sent alone joins the person's next words; the PDF keeps its title
     assert turns[2].content == "Same error as before; the runbook is attached. [image] [file: auth-proxy-runbook.pdf]"
     codex = read_file(FIXTURES / "codex_edges.jsonl")

@@ -46,6 +46,7 @@ COMPACT_SUMMARY = ("This session is being continued from a previous conversation
                    "Another language model started to solve this problem and produced a summary")
 COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+PLACEHOLDER = re.compile(r"\[Image #\d+\]")
 
 
 class TranscriptWarning(UserWarning):
@@ -218,7 +219,15 @@ def _attachment(part: dict) -> str:
 
 
 def _join(body: str, marks: list[str]) -> str:
-    return " ".join([body, *marks]) if marks else body
+    """The text with its attachments' marks: each image in place of the `[Image #1]` placeholder
+    Claude Code types into the prompt for it, the rest after the text."""
+    rest = []
+    for mark in marks:
+        if mark.startswith("[image") and (found := PLACEHOLDER.search(body)):
+            body = body[:found.start()] + mark + body[found.end():]
+        else:
+            rest.append(mark)
+    return " ".join([body, *rest]) if rest else body
 
 
 def _hold_over(turns: list[Turn], pending: dict[str, list[str]]) -> None:
