@@ -158,6 +158,20 @@ def test_pre_compact_sleeps_the_transcript_and_session_start_wakes(memory_vault,
     assert startup.returncode == 0 and startup.stdout == ""
 
 
+def test_pre_compact_sleeps_a_newer_claude_file_that_opens_with_metadata(memory_vault, project, run):
+    """Claude Code 2.x opens a session file with records like permission-mode and ai-title."""
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    shutil.copy(FIXTURES / "claude_metadata_first.jsonl", project / "session.jsonl")
+    commits = commit_count(memory_vault.root)
+    out = host_runs(installed_command(project, "PreCompact"), event("PreCompact", project, trigger="auto"), project)
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    assert commit_count(memory_vault.root) == commits + 1
+    archived = "".join(p.read_text() for p in (memory_vault.root / "conversations").rglob("*.md"))
+    assert "/orchestrator create TODO app with React and a REST API" in archived
+    outcome = json.loads((memory_vault.logs / "hooks.jsonl").read_text().splitlines()[-1])["outcome"]
+    assert outcome.startswith("slept, commit ") and "skipped 2 transcript record(s)" in outcome
+
+
 def test_session_start_adds_nothing_when_there_is_nothing_to_resume(hash_vault, project, run):
     run("hooks", "install", "claude-code", "--project", project, "--vault", hash_vault.root)
     command = installed_command(project, "SessionStart")
