@@ -314,7 +314,7 @@ def _sleep_transcript(vault: Vault, payload: dict[str, Any]) -> str:
         return "no transcript"
     read = load_file(path)
     result = sleep(vault, read.turns)
-    result.skipped_records, result.malformed_lines = read.skipped, read.malformed
+    result.add_reading(read)
     outcome = f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
     return "; ".join(x for x in (outcome, result.describe_skipped()) if x)  # the hook log says what was not read
 

@@ -244,7 +244,7 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
             read = load_file(Path(transcript_path).expanduser())
         result = do_sleep(vault, read.turns if read else None, dry_run=dry_run, final=final)
         if read is not None:
-            result.skipped_records, result.malformed_lines = read.skipped, read.malformed
+            result.add_reading(read)
         data = {k: v for k, v in result.to_json().items() if k != "subjects"}
         return data | {"summary": result.describe()}
 

@@ -81,7 +81,7 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
     else:
         result = sleep(vault, turns, now=now, extractor=extractor, dry_run=dry_run, final=final)
     if read is not None:
-        result.skipped_records, result.malformed_lines = read.skipped, read.malformed
+        result.add_reading(read)
     for n in result.notes:
         click.echo(f"note: {n}", err=True)
     if as_json:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.store.packets import InProgress
 from sheriff_vault.store.topics import iso
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.transcripts import Transcript
 
 
 @dataclass
@@ -69,6 +72,10 @@ class SleepResult:
         if skipped:
             lines.append(skipped)
         return "\n".join(lines)
+
+    def add_reading(self, read: Transcript) -> None:
+        """What the reader skipped in the transcript this sleep took (the sleep saw only its turns)."""
+        self.skipped_records, self.malformed_lines = dict(read.skipped), list(read.malformed)
 
     def describe_skipped(self) -> str:
         """`skipped 3 transcript record(s) ...`: a host's new record types are passed over, and the
