@@ -91,7 +91,7 @@ def test_newer_claude_files_open_with_metadata_and_unknown_records():
     assert detect("\n".join(text.splitlines()[:4])) == "claude" and parse("\n".join(text.splitlines()[:4])) == []
 
 
-def test_a_slash_command_is_the_persons_words_as_typed():
+def test_a_slash_or_shell_command_is_the_persons_words_as_typed():
     def said(text: str, **flags) -> list[str]:
         line = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": text}} | flags
         return [t.content for t in parse(json.dumps(line) + "\n")]
@@ -104,6 +104,10 @@ def test_a_slash_command_is_the_persons_words_as_typed():
     assert said("<command-name>/model</command-name>\n<command-args></command-args>") == []  # a bare command
     assert said("<local-command-stdout>Set model to opus</local-command-stdout>") == []
     assert said("Expanded command body", isMeta=True) == []
+    assert said("<bash-input>git status</bash-input>") == ["! git status"]  # Claude Code's `!` shell mode
+    for host_text in ("<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
+                      "[Request interrupted by user for tool use]", "<task-notification>done</task-notification>"):
+        assert said(host_text) == []
 
 
 def test_a_compaction_summary_is_known_by_its_words_without_the_flag():

@@ -6,8 +6,9 @@ a stable id (so sleeping a grown transcript again adds only the new turns); each
 each tool result one short `tool` turn (name, arguments summarised, outcome), never the file
 contents; thinking and reasoning skipped; a compaction summary skipped (flagged or not), since the
 turns it summarises are in the transcript already; injected context (environment, AGENTS.md,
-command output, subagent side chains) skipped. A slash command is kept as typed
-("/deploy staging"), an image or file as `[image: name]` inside the turn that carried it.
+command output, interruption notices, subagent side chains) skipped. A slash command is kept as
+typed ("/deploy staging"), and so is a shell command run from the prompt ("! git status"); an image
+or file becomes `[image: name]` inside the turn that carried it.
 
 Hosts add record types between versions, so a record of a type the reader does not know is
 skipped and counted (the sleep summary says how many), and a line that is not JSON is skipped
@@ -39,13 +40,15 @@ CODEX_ITEMS = {"message", "function_call", "custom_tool_call", "local_shell_call
 SHORT = 160       # characters of one summarised argument or output line
 TOOL_TURN = 400   # characters of a whole tool turn
 INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instructions", "<permissions",
-            "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+            "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>",
+            "<bash-stderr>", "<task-notification>", "<user-prompt-submit-hook>", "[Request interrupted by user",
             "Caveat: The messages below were generated", "<system-reminder>")
 # How each host opens the summary it writes when it compacts a conversation (Claude Code; Codex).
 COMPACT_SUMMARY = ("This session is being continued from a previous conversation",
                    "Another language model started to solve this problem and produced a summary")
 COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 PLACEHOLDER = re.compile(r"\[Image #\d+\]")
 
 
@@ -181,10 +184,14 @@ def _text_of(content: Any) -> str:
 
 def _said(text: str, *, commands_only: bool = False) -> str:
     """The words of a message worth remembering: a slash command as the person typed it
-    ("/deploy staging", from the host's <command-name> and <command-args> echo), else the text;
-    "" for what the host put there (environment, command output, a compaction summary) and for a
-    bare command (/clear, /cost), which carries nothing to remember."""
+    ("/deploy staging", from the host's <command-name> and <command-args> echo) or a shell command
+    run from the prompt ("! git status"), else the text; "" for what the host put there
+    (environment, command output, an interruption notice, a compaction summary) and for a bare
+    command (/clear, /cost), which carries nothing to remember."""
     stripped = text.strip()
+    if stripped.startswith("<bash-input>"):
+        shell = BASH_INPUT.search(stripped)
+        return f"! {shell.group(1).strip()}" if shell and shell.group(1).strip() and not commands_only else ""
     if stripped.startswith(("<command-name>", "<command-message>")):
         name, args = COMMAND_NAME.search(stripped), COMMAND_ARGS.search(stripped)
         words = args.group(1).strip() if args else ""
