@@ -137,6 +137,22 @@ def test_images_and_files_are_marks_inside_the_turn_that_sent_them():
     assert parse(json.dumps(alone) + "\n") == []  # nothing said: no turn is made of an image alone
 
 
+@pytest.mark.parametrize("odd", [
+    {"type": ["user"], "sessionId": "s"}, {"type": {"a": 1}, "sessionId": "s"}, {"type": "user", "message": "hi"},
+    {"type": "user", "sessionId": "s", "message": {"content": [1, None, {"type": ["text"]}, {"type": "text"},
+                                                               {"type": "image", "source": "x"}]}},
+    {"type": "assistant", "uuid": 5, "timestamp": 12, "message": {"content": [{"type": "tool_use", "input": None}]}},
+    {"type": "response_item", "payload": {"type": ["message"]}}, {"type": ["x"], "payload": {}},
+    {"type": "event_msg", "payload": {"type": "user_message", "message": None, "images": [None, {"path": "/a.png"}],
+                                      "local_images": "not a list"}},
+    {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+        {"type": "input_image", "image_url": {"url": "x"}}]}}])
+def test_an_odd_record_never_fails_the_file(odd):
+    for first in ({"type": "summary", "summary": "x", "sessionId": "s"}, {"type": "session_meta", "payload": {}}):
+        read = load("".join(json.dumps(r) + "\n" for r in (first, odd, first)))
+        assert all(t.content.strip() for t in read.turns)
+
+
 def test_codex_counts_what_it_does_not_know():
     read = load_file(FIXTURES / "codex_edges.jsonl")
     assert read.skipped == {"future_item": 1, "response_item/future_tool_call": 1}

@@ -84,7 +84,7 @@ def detect(text: str) -> str:
             continue
         if not isinstance(data, dict):
             continue
-        kind = data.get("type")
+        kind = _type(data)
         if "role" in data and "content" in data:
             return "jsonl"
         if kind in CODEX_TYPES and "payload" in data:
@@ -138,6 +138,16 @@ def _records(text: str, source: str, out: Transcript) -> Iterator[tuple[int, dic
             continue
         if isinstance(data, dict):
             yield i + 1, data
+
+
+def _type(record: dict) -> str:
+    """A record's or block's `type`, "" when it has none or it is not a string (no record may fail the file)."""
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _at(value: Any) -> Any:
@@ -252,7 +262,7 @@ def parse_claude(text: str, source: str = "<stdin>") -> Transcript:
     names: dict[str, str] = {}
     pending: dict[str, list[str]] = {}
     for _, rec in _records(text, source, out):
-        kind = rec.get("type")
+        kind = _type(rec)
         if kind not in CLAUDE_TYPES:
             if kind not in CLAUDE_META:
                 out.skip(kind)
@@ -275,7 +285,7 @@ def parse_claude(text: str, source: str = "<stdin>") -> Transcript:
             for part in content:
                 if not isinstance(part, dict):
                     continue
-                ptype = part.get("type")
+                ptype = _type(part)
                 if ptype == "text":
                     if body := _said(str(part.get("text") or ""), commands_only=meta):
                         found.append([kind, body, ""])
@@ -328,15 +338,15 @@ def parse_codex(text: str, source: str = "<stdin>") -> Transcript:
             pending[role] = marks
 
     for n, rec in records:
-        kind, payload = rec.get("type"), rec.get("payload")
+        kind, payload = _type(rec), rec.get("payload")
         if kind not in CODEX_TYPES:
             out.skip(kind)
             continue
         if not isinstance(payload, dict):
             continue
-        ptype, at = payload.get("type"), _at(rec.get("timestamp"))
+        ptype, at = _type(payload), _at(rec.get("timestamp"))
         if kind == "event_msg" and ptype == "user_message":
-            images = [_mark("image", i) for key in ("images", "local_images") for i in payload.get(key) or []
+            images = [_mark("image", i) for key in ("images", "local_images") for i in _list(payload.get(key))
                       if isinstance(i, (str, dict))]
             add(n, "user", _said(str(payload.get("message") or "")), at, marks=images)
         elif kind != "response_item":
