@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class VaultError(Exception):
@@ -23,14 +24,20 @@ class VaultError(Exception):
         self.line = line
         self.hint = hint
 
-    def __str__(self) -> str:
+    def located(self) -> str:
+        """The message with the file and line it is about in front."""
         where = ""
         if self.path:
             where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
-        text = f"{where}{self.message}"
-        if self.hint:
-            text += f" ({self.hint})"
-        return text
+        return f"{where}{self.message}"
+
+    def __str__(self) -> str:
+        return f"{self.located()} ({self.hint})" if self.hint else self.located()
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as `--json` prints it: a kind a program can branch on (the class name below),
+        what went wrong, and what to do (or None)."""
+        return {"kind": type(self).__name__, "message": self.located(), "hint": self.hint}
 
 
 class VaultNotFound(VaultError):

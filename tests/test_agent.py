@@ -128,12 +128,12 @@ def test_skill_timeout_and_failure_are_reported(vault):
 
 def test_wake_decisions(vault):
     vault.config.embedding.enabled = False
-    assert wake(vault, now=NOW).decision == "fresh-start"
+    assert wake(vault, now=NOW).decision == "fresh-start" and wake(vault, now=NOW).empty
     write_wake_packet(vault, day("2026-02-24T09:30:00"), in_progress={
         "status": "running", "resume_hint": "Goal: ship recall. Next step: write the daemon test.", "topic_id": None})
     fresh = wake(vault, now=NOW)
     assert fresh.decision == "resume" and fresh.minutes_asleep == 30.0
-    assert "resume it now" in fresh.bundle and "Next step: write the daemon test." in fresh.bundle
+    assert "resume it now" in fresh.bundle and "Next step: write the daemon test." in fresh.bundle and not fresh.empty
     stale = wake(vault, now=day("2026-02-25T10:00:00"))
     assert stale.decision == "confirm" and "continue or re-plan" in stale.bundle
     write_wake_packet(vault, day("2026-02-24T09:40:00"), in_progress={

@@ -158,6 +158,36 @@ def test_pre_compact_sleeps_the_transcript_and_session_start_wakes(memory_vault,
     assert startup.returncode == 0 and startup.stdout == ""
 
 
+def test_pre_compact_sleeps_a_newer_claude_file_that_opens_with_metadata(memory_vault, project, run):
+    """Claude Code 2.x opens a session file with records like permission-mode and ai-title."""
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    shutil.copy(FIXTURES / "claude_metadata_first.jsonl", project / "session.jsonl")
+    commits = commit_count(memory_vault.root)
+    out = host_runs(installed_command(project, "PreCompact"), event("PreCompact", project, trigger="auto"), project)
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    assert commit_count(memory_vault.root) == commits + 1
+    archived = "".join(p.read_text() for p in (memory_vault.root / "conversations").rglob("*.md"))
+    assert "/orchestrator create TODO app with React and a REST API" in archived
+    outcome = json.loads((memory_vault.logs / "hooks.jsonl").read_text().splitlines()[-1])["outcome"]
+    assert outcome.startswith("slept, commit ") and "skipped 2 transcript record(s)" in outcome
+
+
+def test_session_start_adds_nothing_when_there_is_nothing_to_resume(hash_vault, project, run):
+    run("hooks", "install", "claude-code", "--project", project, "--vault", hash_vault.root)
+    command = installed_command(project, "SessionStart")
+    for source in ("resume", "compact"):
+        out = host_runs(command, event("SessionStart", project, source=source), project)
+        assert out.returncode == 0 and out.stdout == "", out.stderr
+    log = [json.loads(line) for line in (hash_vault.logs / "hooks.jsonl").read_text().splitlines()]
+    assert [e["outcome"] for e in log[-2:]] == ["nothing to resume", "nothing to resume"]
+    noted = run("note", "user", "We are halfway through the staging migration.", "--vault", hash_vault.root)
+    assert noted.returncode == 0, noted.stderr
+    resumed = host_runs(command, event("SessionStart", project, source="resume"), project)  # a turn not yet slept
+    assert resumed.returncode == 0, resumed.stderr
+    assert "halfway through the staging migration" in json.loads(resumed.stdout)["hookSpecificOutput"][
+        "additionalContext"]
+
+
 def test_session_end_sleeps_in_the_background(memory_vault, project, run):
     run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
     shutil.copy(FIXTURES / "claude_compacted.jsonl", project / "session.jsonl")

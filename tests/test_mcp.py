@@ -124,6 +124,18 @@ def test_note_then_sleep_and_time_over_mcp(hash_vault):
     assert len(hash_vault.buffer_path.read_text().splitlines()) == 4
 
 
+def test_the_sleep_tool_says_what_it_skipped_in_a_transcript(hash_vault):
+    transcript = ROOT / "tests" / "fixtures" / "transcripts" / "claude_metadata_first.jsonl"
+
+    async def body(s: ClientSession):
+        return await s.call_tool("sleep", {"transcript_path": str(transcript), "final": True})
+
+    slept = run_session(hash_vault.root, body)
+    assert not slept.is_error, text_of(slept)
+    assert slept.structured_content["skipped_records"] == {"future-record": 2}
+    assert "skipped 2 transcript record(s)" in slept.structured_content["summary"]
+
+
 def test_the_recall_tool_sees_a_noted_turn_before_any_sleep(hash_vault):
     async def body(s: ClientSession):
         await s.call_tool("note", {"role": "user", "text": "The gate code for the allotment is 4412."})

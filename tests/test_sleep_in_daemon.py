@@ -122,11 +122,12 @@ def test_a_sleep_error_in_the_daemon_reads_and_exits_as_in_process(twins, tmp_pa
         (here.root / ".git" / "index.lock").unlink()  # or `vault watch --stop` stops at the journal it cannot finish
     outs["process"] = sleep_cli(there.root, convo)
     (there.root / ".git" / "index.lock").unlink()
-    for name, out in outs.items():
+    for name, out in outs.items():  # --json: the error is an object on stdout
         assert out.returncode == 1, (name, out.stderr[-2000:])
-        assert "git's index is locked by another git process" in out.stderr
-        assert "note: " in out.stderr  # what the journal did about it, on the exception
-    assert outs["daemon"].stderr.replace(str(here.root), "ROOT") == outs["process"].stderr.replace(str(there.root),
+        error = json.loads(out.stdout)["error"]
+        assert error["kind"] == "GitError" and "git's index is locked by another git process" in error["message"]
+        assert error["notes"]  # what the journal did about it, on the exception
+    assert outs["daemon"].stdout.replace(str(here.root), "ROOT") == outs["process"].stdout.replace(str(there.root),
                                                                                                   "ROOT")
     assert run_vault("doctor", "--vault", here.root).returncode == run_vault("doctor", "--vault", there.root).returncode
     assert_same_memory(here, there)
@@ -137,7 +138,8 @@ def test_a_daemon_killed_mid_sleep_is_rolled_back_and_the_sleep_redone_writes_th
     convo = conversation(tmp_path / "second.jsonl", SECOND, 20)
     with watching(here, env={"SHERIFF_VAULT_FAULT": "sleep:half-written"}):
         out = sleep_cli(here.root, convo)
-    assert out.returncode == 1 and "the watch daemon stopped during the sleep" in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert "the watch daemon stopped during the sleep" in json.loads(out.stdout)["error"]["message"]  # --json
     assert not (here.cache / "journal.json").exists(), "the next command (here `vault watch --stop`) rolls back"
     # the turns stayed in the buffer (as after a sleep process killed there): sleep the buffer, here
     again = run_vault("sleep", "--now", NOW, "--vault", here.root, "--json")

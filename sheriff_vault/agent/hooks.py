@@ -288,7 +288,10 @@ def _handle(vault: Vault, event: str, payload: dict[str, Any]) -> tuple[str, str
             return "", "skipped"
         from sheriff_vault.agent.wake import wake
 
-        return _context(event, wake(vault).bundle), "woke"
+        woke = wake(vault)
+        if woke.empty:
+            return "", "nothing to resume"  # no output: the new session's context stays clean
+        return _context(event, woke.bundle), "woke"
     if event == "PreCompact":
         return "", _sleep_transcript(vault, payload)
     if event == "SessionEnd":
@@ -304,13 +307,16 @@ def _transcript(payload: dict[str, Any]) -> Path | None:
 
 def _sleep_transcript(vault: Vault, payload: dict[str, Any]) -> str:
     from sheriff_vault.daemon.client import sleep
-    from sheriff_vault.store.transcripts import read_file
+    from sheriff_vault.store.transcripts import load_file
 
     path = _transcript(payload)
     if path is None:
         return "no transcript"
-    result = sleep(vault, read_file(path))
-    return f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
+    read = load_file(path)
+    result = sleep(vault, read.turns)
+    result.add_reading(read)
+    outcome = f"slept, commit {result.commit[:8]}" if result.commit else result.message or "nothing to sleep"
+    return "; ".join(x for x in (outcome, result.describe_skipped()) if x)  # the hook log says what was not read
 
 
 def _sleep_in_background(vault: Vault, payload: dict[str, Any]) -> str:

@@ -237,12 +237,14 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         from sheriff_vault.daemon.client import sleep as do_sleep
 
         vault = opened()
-        turns = None
+        read = None
         if transcript_path:
-            from sheriff_vault.store.transcripts import read_file
+            from sheriff_vault.store.transcripts import load_file
 
-            turns = read_file(Path(transcript_path).expanduser())
-        result = do_sleep(vault, turns, dry_run=dry_run, final=final)
+            read = load_file(Path(transcript_path).expanduser())
+        result = do_sleep(vault, read.turns if read else None, dry_run=dry_run, final=final)
+        if read is not None:
+            result.add_reading(read)
         data = {k: v for k, v in result.to_json().items() if k != "subjects"}
         return data | {"summary": result.describe()}
 

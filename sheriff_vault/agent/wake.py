@@ -32,6 +32,13 @@ class WakeResult:
     commit: str | None = None  # the sleep commit that wrote the packet
     sleep_tag: str | None = None
 
+    @property
+    def empty(self) -> bool:
+        """Nothing to resume: no sleep yet, no unslept turns, nothing recalled, no skills. A host's
+        session-start hook then adds nothing, rather than a line saying so to every new session."""
+        recalled = bool(self.recall and (self.recall.get("topics") or self.recall.get("recent")))
+        return self.decision == "fresh-start" and not self.tail and not recalled and not self.skills
+
     def to_json(self) -> dict:
         return {"slept_at": iso(self.slept_at) if self.slept_at else None, "minutes_asleep": self.minutes_asleep,
                 "decision": self.decision, "in_progress": self.in_progress.to_json(), "tail": self.tail,

@@ -66,9 +66,10 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
     from sheriff_vault.daemon.client import sleep
     from sheriff_vault.store import transcripts
 
-    turns = None
+    turns, read = None, None
     if buffer is not None:
-        turns = transcripts.parse(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else transcripts.read_file(buffer)
+        read = transcripts.load(sys.stdin.read(), "<stdin>") if str(buffer) == "-" else transcripts.load_file(buffer)
+        turns = read.turns
         if not turns:
             click.echo(f"warning: {buffer} holds no turns", err=True)
     now = get_now(now_text, vault.config.timezone) if now_text else None
@@ -79,6 +80,8 @@ def sleep_cmd(vault: Vault, buffer: Path | None, extractor: str | None, dry_run:
         result, branch = sleep_for_review(vault, turns, now=now, extractor=extractor, final=final)
     else:
         result = sleep(vault, turns, now=now, extractor=extractor, dry_run=dry_run, final=final)
+    if read is not None:
+        result.add_reading(read)
     for n in result.notes:
         click.echo(f"note: {n}", err=True)
     if as_json:

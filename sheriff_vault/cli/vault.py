@@ -1,4 +1,4 @@
-"""`vault init`, `vault doctor` and `vault time`."""
+"""`vault init`, `vault doctor`, `vault time` and `vault completion`."""
 from __future__ import annotations
 
 import sys
@@ -12,6 +12,8 @@ from sheriff_vault.cli.options import emit_json, get_now, get_vault, json_option
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
+
+COMPLETE_VAR = "_VAULT_COMPLETE"  # what click's main() reads for prog_name "vault" (cli.group.main)
 
 
 @cli.command()
@@ -114,3 +116,20 @@ def _optional_vault(vault_path: Path | None) -> Vault | None:
         return None
 
 
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the tab-completion script for SHELL (bash, zsh or fish) to load at shell start-up,
+    e.g. `eval "$(vault completion bash)"` in ~/.bashrc.
+
+    The script is click's: on each TAB it runs `vault` with _VAULT_COMPLETE set, so completions
+    always match the installed commands and options.
+    """
+    from click.shell_completion import get_completion_class
+
+    script = get_completion_class(shell)
+    if script is None:  # click.Choice already refused any other shell
+        raise click.BadParameter(f"no completion for {shell}")
+    click.echo(script(cli, {}, "vault", COMPLETE_VAR).source())

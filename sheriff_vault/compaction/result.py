@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.store.packets import InProgress
 from sheriff_vault.store.topics import iso
+
+if TYPE_CHECKING:
+    from sheriff_vault.store.transcripts import Transcript
 
 
 @dataclass
@@ -30,6 +33,9 @@ class SleepResult:
     dry_run: bool = False
     message: str = ""
     placement: list[dict] = field(default_factory=list)  # per exchange: the topic it went to, and why
+    # What the transcript reader passed over (store/transcripts.py), so the summary says what was not read
+    skipped_records: dict[str, int] = field(default_factory=dict)  # record type it does not know -> how many
+    malformed_lines: list[int] = field(default_factory=list)      # line numbers that were not JSON
 
     def to_json(self) -> dict:
         return {"slept_at": iso(self.slept_at), "sleep_id": self.sleep_id, "compacted_turns": self.compacted,
@@ -37,7 +43,8 @@ class SleepResult:
                 "tag": self.tag,
                 "conversation": self.conversation, "wake": self.wake, "events": self.events,
                 "quarantined": self.quarantined, "subjects": self.subjects, "in_progress": self.in_progress.to_json(),
-                "notes": self.notes, "dry_run": self.dry_run, "message": self.message, "placement": self.placement}
+                "notes": self.notes, "dry_run": self.dry_run, "message": self.message, "placement": self.placement,
+                "skipped_records": self.skipped_records, "malformed_lines": self.malformed_lines}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], slept_at: dt.datetime) -> SleepResult:
@@ -45,11 +52,13 @@ class SleepResult:
         return cls(slept_at, data["sleep_id"], data["compacted_turns"], data["kept_turns"], data["created"],
                    data["updated"], data["commit"], data["tag"], data["conversation"], data["wake"], data["events"],
                    data["quarantined"], data["subjects"], InProgress.from_json(data["in_progress"]), data["notes"],
-                   data["dry_run"], data["message"], data.get("placement", []))
+                   data["dry_run"], data["message"], data.get("placement", []), data.get("skipped_records", {}),
+                   data.get("malformed_lines", []))
 
     def describe(self) -> str:
+        skipped = self.describe_skipped()
         if not self.compacted:
-            return self.message
+            return "\n".join(line for line in (self.message, skipped) if line)
         head = "would " if self.dry_run else ""
         lines = [f"{head}compact {self.compacted} turn(s), keep {self.kept}: "
                  f"{len(self.updated)} topic(s) updated, {len(self.created)} created"
@@ -60,7 +69,26 @@ class SleepResult:
             lines.append(f"  updated  {t['path']}: {t['summary']}")
         for q in self.quarantined:
             lines.append(f"  quarantined turn {q['turn']}: {q['reason']} -> {q['path']}")
+        if skipped:
+            lines.append(skipped)
         return "\n".join(lines)
+
+    def add_reading(self, read: Transcript) -> None:
+        """What the reader skipped in the transcript this sleep took (the sleep saw only its turns)."""
+        self.skipped_records, self.malformed_lines = dict(read.skipped), list(read.malformed)
+
+    def describe_skipped(self) -> str:
+        """`skipped 3 transcript record(s) ...`: a host's new record types are passed over, and the
+        person should know that part of the file was not read."""
+        parts = []
+        if self.skipped_records:
+            kinds = ", ".join(f"{k} x{v}" if v > 1 else k for k, v in sorted(self.skipped_records.items()))
+            parts.append(f"{sum(self.skipped_records.values())} transcript record(s) of a type the reader "
+                         f"does not know ({kinds})")
+        if self.malformed_lines:
+            parts.append(f"{len(self.malformed_lines)} line(s) that are not JSON "
+                         f"(line {', '.join(map(str, self.malformed_lines[:10]))})")
+        return f"skipped {' and '.join(parts)}" if parts else ""
 
     def explain(self) -> str:
         """Where each exchange went and the signals that sent it there (`vault sleep --explain`)."""
