@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -38,8 +40,8 @@ def memory_vault(hash_vault):
     return hash_vault
 
 
-def installed_command(project: Path, event: str) -> str:
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+def installed_command(project: Path, event: str, settings_file: str = "settings.local.json") -> str:
+    settings = json.loads((project / ".claude" / settings_file).read_text())
     commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]
                 if "hook claude-code" in h["command"]]
     assert len(commands) == 1
@@ -63,7 +65,8 @@ def event(name: str, project: Path, **extra) -> dict:
 
 def test_install_merges_and_uninstall_removes_exactly_what_it_added(memory_vault, project, run):
     before_mcp = json.loads((project / ".mcp.json").read_text())
-    out = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    out = run("hooks", "install", "claude-code", "--scope", "project", "--project", project,
+              "--vault", memory_vault.root)
     assert out.returncode == 0, out.stderr
     assert "wrote" in out.stdout and str(project / ".claude" / "settings.json") in out.stdout
     settings = json.loads((project / ".claude" / "settings.json").read_text())
@@ -72,23 +75,99 @@ def test_install_merges_and_uninstall_removes_exactly_what_it_added(memory_vault
     assert settings["hooks"]["UserPromptSubmit"][0] == PERSON_SETTINGS["hooks"]["UserPromptSubmit"][0]
     assert set(settings["hooks"]) == {"Stop", "UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
     assert settings["hooks"]["SessionStart"][0]["matcher"] == "compact|resume"
-    assert f"--vault {memory_vault.root}" in installed_command(project, "UserPromptSubmit")
     servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     assert servers["docs"] == before_mcp["mcpServers"]["docs"]
-    assert servers["sheriff-vault"]["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+    assert servers["sheriff-vault"]["command"] == "vault" and servers["sheriff-vault"]["args"][0] == "mcp"
 
-    again = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root, "--json")
+    again = run("hooks", "install", "claude-code", "--scope", "project", "--project", project,
+                "--vault", memory_vault.root, "--json")
     assert json.loads(again.stdout)["changed"] == []  # installing twice adds nothing twice
 
-    gone = run("hooks", "uninstall", "claude-code", "--project", project)
+    gone = run("hooks", "uninstall", "claude-code", "--scope", "project", "--project", project)
     assert gone.returncode == 0, gone.stderr
     assert json.loads((project / ".claude" / "settings.json").read_text()) == PERSON_SETTINGS
     assert json.loads((project / ".mcp.json").read_text()) == before_mcp
 
 
+def test_the_default_local_scope_is_personal_and_leaves_the_team_files_alone(memory_vault, project, run):
+    shared = {p: p.read_text() for p in (project / ".claude" / "settings.json", project / ".mcp.json")}
+    out = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["scope"] == "local"
+    assert {p: p.read_text() for p in shared} == shared
+    assert f"--vault {memory_vault.root}" in installed_command(project, "UserPromptSubmit")
+    claude = json.loads((Path(os.environ["HOME"]) / ".claude.json").read_text())
+    server = claude["projects"][str(project.resolve())]["mcpServers"]["sheriff-vault"]
+    assert server["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+
+
+def _snapshot(*roots: Path) -> dict[str, str]:
+    return {str(p): p.read_text() for root in roots for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("scope", ["local", "project", "user"])
+def test_install_uninstall_install_again_gives_no_diff(memory_vault, project, run, scope):
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {"/elsewhere": {"x": 1}}}))
+    original = _snapshot(project, home)
+    where = [] if scope == "user" else ["--project", project]
+    install = ("hooks", "install", "claude-code", "--scope", scope, *where, "--vault", memory_vault.root)
+    assert run(*install).returncode == 0
+    first = _snapshot(project, home)
+    assert first != original
+    gone = run("hooks", "uninstall", "claude-code", "--scope", scope, *where)
+    assert gone.returncode == 0, gone.stderr
+    after = _snapshot(project, home)
+    assert {k: json.loads(v) for k, v in after.items() if k in original} == {k: json.loads(v) for k, v in
+                                                                             original.items()}
+    assert all(json.loads(v) == {} for k, v in after.items() if k not in original)  # files we made, emptied
+    assert run(*install).returncode == 0
+    assert _snapshot(project, home) == first
+
+
+def _strings(data) -> list[str]:
+    if isinstance(data, dict):
+        return [s for k, v in data.items() for s in (k, *_strings(v))]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data] if isinstance(data, str) else []
+
+
+def test_a_project_scope_install_writes_no_absolute_path(tmp_path, run):
+    project = tmp_path / "team-repo"
+    (project / "memory").mkdir(parents=True)
+    assert run("init", project / "memory").returncode == 0
+    out = run("hooks", "install", "claude-code", "--scope", "project", "--project", project,
+              "--vault", project / "memory", "--json")
+    assert out.returncode == 0, out.stderr
+    for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
+        text = path.read_text()
+        assert str(tmp_path) not in text and sys.executable not in text
+        absolute = [t for t in _strings(json.loads(text)) for word in shlex.split(t) if word.startswith(("/", "~"))]
+        assert absolute == [], path
+    command = installed_command(project, "PreCompact", "settings.json")
+    assert command.startswith("vault hook claude-code --vault ") and "$CLAUDE_PROJECT_DIR" in command
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["sheriff-vault"]
+    assert server == {"type": "stdio", "command": "vault",
+                      "args": ["mcp", "--vault", "${CLAUDE_PROJECT_DIR:-.}/memory"]}
+    # the command a teammate's Claude Code runs finds the vault from the project variable
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "vault").write_text(f"#!/bin/sh\nexec {sys.executable} -m sheriff_vault \"$@\"\n")
+    (shim / "vault").chmod(0o755)
+    env = dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}", CLAUDE_PROJECT_DIR=str(project))
+    ran = subprocess.run(["bash", "-c", command], input=json.dumps(event("SessionStart", project, source="startup")),
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert ran.returncode == 0 and ran.stdout == "", ran.stderr
+    logged = (project / "memory" / ".vault" / "logs" / "hooks.jsonl").read_text().splitlines()
+    log = [json.loads(line) for line in logged]
+    assert log[-1]["event"] == "SessionStart" and log[-1]["outcome"] == "skipped"
+
+
 def test_install_refuses_a_broken_settings_file_without_touching_it(memory_vault, project, run):
     (project / ".claude" / "settings.json").write_text("{not json")
-    out = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    out = run("hooks", "install", "claude-code", "--scope", "project", "--project", project,
+              "--vault", memory_vault.root)
     assert out.returncode == 1 and "not valid JSON" in out.stderr and "Traceback" not in out.stderr
     assert (project / ".claude" / "settings.json").read_text() == "{not json"
 
@@ -223,7 +302,7 @@ def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault
     home = Path(os.environ["HOME"])
     theirs = {"numStartups": 7, "projects": {"/x": {"allowedTools": []}}}
     (home / ".claude.json").write_text(json.dumps(theirs))
-    out = run("hooks", "install", "claude-code", "--user", "--vault", memory_vault.root)
+    out = run("hooks", "install", "claude-code", "--scope", "user", "--vault", memory_vault.root)
     assert out.returncode == 0, out.stderr
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert set(settings["hooks"]) == {"UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"}
@@ -231,6 +310,6 @@ def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault
     assert claude["numStartups"] == 7 and "sheriff-vault" in claude["mcpServers"]
     both = run("hooks", "install", "claude-code", "--user", "--project", home, "--vault", memory_vault.root)
     assert both.returncode == 2 and "not both" in both.stderr
-    run("hooks", "uninstall", "claude-code", "--user")
+    run("hooks", "uninstall", "claude-code", "--scope", "user")
     assert json.loads((home / ".claude.json").read_text()) == theirs
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}

@@ -3,8 +3,10 @@ entry point those settings call (`vault hook claude-code`) recalls, sleeps and w
 
 Installing merges into the host's files and never clobbers them: every entry we add carries our
 command, so uninstalling removes exactly those and leaves the person's own settings as they were.
-The installed commands name this Python and the vault by absolute path, because the host runs
-hooks with its own environment and working directory, not the person's shell.
+Each install has a scope (`local`, `project`, `user`, as Claude Code names them). Personal
+scopes name this Python and the vault by absolute path, because the host runs hooks with its own
+environment and working directory, not the person's shell; `project` files are committed, so
+they name `vault` on PATH and the vault relative to the project instead.
 
 Running a hook never blocks or fails the host: any error prints nothing, exits 0, and is written
 to .vault/logs/hooks.jsonl (one JSON object a line: event, duration, outcome).
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -26,7 +29,8 @@ from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.vault import Vault
 
 SERVER_NAME = "sheriff-vault"
-HOOK_MARK = "sheriff_vault hook claude-code"
+HOOK_MARKS = ("hook claude-code", "hook codex")  # every hook command we install holds one of these
+SCOPES = ("local", "project", "user")
 CONTEXT_CAP = 9_000       # Claude Code moves anything over 10,000 characters to a file
 PROMPT_BUDGET = 3_000     # characters of recalled memory added to each prompt
 # event -> (matcher or None, timeout in seconds). PreCompact sleeps in the foreground so the
@@ -42,12 +46,15 @@ CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
 @dataclass
 class InstallResult:
     host: str
+    scope: str = "local"
     changed: list[str] = field(default_factory=list)    # files written
     unchanged: list[str] = field(default_factory=list)  # files that already held exactly this
+    warnings: list[str] = field(default_factory=list)
     command: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"host": self.host, "changed": self.changed, "unchanged": self.unchanged, "command": self.command}
+        return {"host": self.host, "scope": self.scope, "changed": self.changed, "unchanged": self.unchanged,
+                "warnings": self.warnings, "command": self.command}
 
 
 def python_command() -> list[str]:
@@ -55,13 +62,48 @@ def python_command() -> list[str]:
     return [sys.executable, "-m", "sheriff_vault"]
 
 
+@dataclass(frozen=True)
+class Commands:
+    """The hook command and the MCP server entry a scope installs.
+
+    `local` and `user` files are one person's: they name this Python and the vault by absolute
+    path. A `project` file is committed and read on every teammate's machine: it names `vault`
+    as found on PATH and the vault relative to the project (`$CLAUDE_PROJECT_DIR` for hooks,
+    `${CLAUDE_PROJECT_DIR:-.}` for .mcp.json), never an absolute path.
+    """
+
+    hook: str
+    mcp_command: str
+    mcp_args: list[str]
+
+    def mcp_entry(self) -> dict[str, Any]:
+        return {"type": "stdio", "command": self.mcp_command, "args": list(self.mcp_args)}
+
+
+def absolute_commands(vault: Vault, host: str = "claude-code") -> Commands:
+    exe, *args = python_command()
+    return Commands(shlex.join([*python_command(), "hook", host, "--vault", str(vault.root)]),
+                    exe, [*args, "mcp", "--vault", str(vault.root)])
+
+
+def portable_commands(vault: Vault, project: Path, host: str = "claude-code") -> Commands:
+    rel = Path(os.path.relpath(vault.root.resolve(), project.resolve())).as_posix()
+    if host == "codex":  # Codex runs hooks and MCP servers in the session's folder and names no project variable
+        root = '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"'
+        mcp_vault = rel
+    else:
+        root = '"$CLAUDE_PROJECT_DIR"'
+        mcp_vault = "${CLAUDE_PROJECT_DIR:-.}" + ("" if rel == "." else f"/{rel}")
+    where = root if rel == "." else f"{root}/{shlex.quote(rel)}"
+    return Commands(f"vault hook {host} --vault {where}", "vault", ["mcp", "--vault", mcp_vault])
+
+
 def hook_command(vault: Vault) -> str:
-    return shlex.join([*python_command(), "hook", "claude-code", "--vault", str(vault.root)])
+    return absolute_commands(vault).hook
 
 
 def mcp_entry(vault: Vault) -> dict[str, Any]:
-    exe, *args = python_command()
-    return {"type": "stdio", "command": exe, "args": [*args, "mcp", "--vault", str(vault.root)]}
+    return absolute_commands(vault).mcp_entry()
 
 
 # -- JSON settings files ------------------------------------------------------------------------
@@ -87,7 +129,7 @@ def _save_json(path: Path, data: dict[str, Any], result: InstallResult, before: 
 
 
 def _ours(handler: Any) -> bool:
-    return isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", ""))
+    return isinstance(handler, dict) and any(mark in str(handler.get("command", "")) for mark in HOOK_MARKS)
 
 
 def _without_ours(settings: dict[str, Any]) -> dict[str, Any]:
@@ -118,61 +160,127 @@ def _without_ours(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def claude_paths(project: Path | None, user: bool) -> tuple[Path, Path, str]:
-    """(settings.json, the MCP config file, the key path there) for --project DIR or --user."""
-    if user:
-        home = Path.home()
-        return home / ".claude" / "settings.json", home / ".claude.json", "mcpServers"
-    root = Path(project or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise VaultError(f"{root} is not a folder", hint="give --project the project's folder")
-    return root / ".claude" / "settings.json", root / ".mcp.json", "mcpServers"
-
-
-def install_claude_code(vault: Vault, project: Path | None = None, user: bool = False) -> InstallResult:
-    """Add our hooks to Claude Code's settings.json and `vault mcp` to its MCP servers (merged)."""
-    settings_path, mcp_path, key = claude_paths(project, user)
-    result = InstallResult("claude-code", command=hook_command(vault))
-    before = _load_json(settings_path)
-    settings = _without_ours(before)  # a reinstall replaces our entries (a moved vault or Python)
-    hooks = settings.setdefault("hooks", {})
+def _with_hooks(settings: dict[str, Any], path: Path, command: str, events: dict[str, tuple[str | None, int]],
+                status: str | None = None) -> dict[str, Any]:
+    """`settings` with our handler for each event, after any of ours it held (a reinstall replaces them)."""
+    out = _without_ours(settings)
+    hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise VaultError("`hooks` is not an object", path=settings_path)
-    for event, (matcher, timeout) in CLAUDE_EVENTS.items():
-        group: dict[str, Any] = {"hooks": [{"type": "command", "command": result.command, "timeout": timeout}]}
+        raise VaultError("`hooks` is not an object", path=path)
+    for event, (matcher, timeout) in events.items():
+        handler: dict[str, Any] = {"type": "command", "command": command, "timeout": timeout}
+        if status:
+            handler["statusMessage"] = status
+        group: dict[str, Any] = {"hooks": [handler]}
         if matcher:
             group = {"matcher": matcher} | group
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise VaultError(f"`hooks.{event}` is not a list", path=settings_path)
+            raise VaultError(f"`hooks.{event}` is not a list", path=path)
         groups.append(group)
-    _save_json(settings_path, settings, result, before)
-    mcp_before = _load_json(mcp_path)
+    return out
+
+
+@dataclass(frozen=True)
+class ClaudeTarget:
+    """Where one scope's install goes: the settings file for hooks, and the MCP servers object
+    (the file and the keys down to it: ~/.claude.json keeps `local` servers under the project)."""
+
+    scope: str
+    settings: Path
+    mcp: Path
+    mcp_keys: tuple[str, ...]
+    project: Path | None
+
+
+def _project_root(project: Path | None) -> Path:
+    root = Path(project or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise VaultError(f"{root} is not a folder", hint="give --project the project's folder")
+    return root
+
+
+def claude_target(scope: str, project: Path | None = None) -> ClaudeTarget:
+    """Claude Code's documented files for each scope: `local` is this person in this project
+    (.claude/settings.local.json, git-ignored; MCP under the project in ~/.claude.json), `project`
+    is what the team commits (.claude/settings.json, .mcp.json), `user` is this person everywhere."""
+    home = Path.home()
+    if scope == "user":
+        return ClaudeTarget(scope, home / ".claude" / "settings.json", home / ".claude.json", ("mcpServers",), None)
+    root = _project_root(project)
+    if scope == "project":
+        return ClaudeTarget(scope, root / ".claude" / "settings.json", root / ".mcp.json", ("mcpServers",), root)
+    if scope == "local":
+        return ClaudeTarget(scope, root / ".claude" / "settings.local.json", home / ".claude.json",
+                            ("projects", str(root), "mcpServers"), root)
+    raise VaultError(f"unknown scope {scope!r}", hint=f"give one of {', '.join(SCOPES)}")
+
+
+def _set_server(data: dict[str, Any], keys: tuple[str, ...], entry: dict[str, Any] | None, path: Path) -> None:
+    """Put our MCP server under data[keys...] (entry None: take it out, and any object left empty)."""
+    chain = [data]
+    for key in keys:
+        node = chain[-1].get(key)
+        if node is None:
+            if entry is None:
+                return
+            node = chain[-1][key] = {}
+        if not isinstance(node, dict):
+            raise VaultError(f"`{'.'.join(keys)}` is not an object", path=path)
+        chain.append(node)
+    if entry is not None:
+        chain[-1][SERVER_NAME] = entry
+        return
+    chain[-1].pop(SERVER_NAME, None)
+    for parent, key in zip(reversed(chain[:-1]), reversed(keys), strict=True):
+        if parent[key]:
+            break
+        del parent[key]
+
+
+def _check_portable(vault: Vault, root: Path, result: InstallResult) -> None:
+    if shutil.which("vault") is None:
+        result.warnings.append("`vault` is not on PATH here; project hooks call `vault`, so install it "
+                               "(e.g. `pipx install sheriff-vault`) or use --scope local")
+    try:
+        vault.root.resolve().relative_to(root)
+    except ValueError:
+        result.warnings.append(f"the vault is outside the project: every teammate needs it at "
+                               f"{os.path.relpath(vault.root.resolve(), root)} relative to the project")
+
+
+def install_claude_code(vault: Vault, project: Path | None = None, scope: str = "local") -> InstallResult:
+    """Add our hooks to the scope's settings file and `vault mcp` to its MCP servers (merged)."""
+    target = claude_target(scope, project)
+    result = InstallResult("claude-code", scope)
+    if scope == "project":
+        assert target.project is not None
+        commands = portable_commands(vault, target.project)
+        _check_portable(vault, target.project, result)
+    else:
+        commands = absolute_commands(vault)
+    result.command = commands.hook
+    before = _load_json(target.settings)
+    _save_json(target.settings, _with_hooks(before, target.settings, commands.hook, CLAUDE_EVENTS), result, before)
+    mcp_before = _load_json(target.mcp)
     mcp = json.loads(json.dumps(mcp_before))
-    servers = mcp.setdefault(key, {})
-    if not isinstance(servers, dict):
-        raise VaultError(f"`{key}` is not an object", path=mcp_path)
-    servers[SERVER_NAME] = mcp_entry(vault)
-    _save_json(mcp_path, mcp, result, mcp_before)
+    _set_server(mcp, target.mcp_keys, commands.mcp_entry(), target.mcp)
+    _save_json(target.mcp, mcp, result, mcp_before)
     return result
 
 
-def uninstall_claude_code(project: Path | None = None, user: bool = False) -> InstallResult:
-    """Take out exactly what install_claude_code added; the person's own entries stay."""
-    settings_path, mcp_path, key = claude_paths(project, user)
-    result = InstallResult("claude-code")
-    if settings_path.exists():
-        before = _load_json(settings_path)
-        _save_json(settings_path, _without_ours(before), result, before)
-    if mcp_path.exists():
-        before = _load_json(mcp_path)
+def uninstall_claude_code(project: Path | None = None, scope: str = "local") -> InstallResult:
+    """Take out exactly what install_claude_code added at this scope; the person's own entries stay."""
+    target = claude_target(scope, project)
+    result = InstallResult("claude-code", scope)
+    if target.settings.exists():
+        before = _load_json(target.settings)
+        _save_json(target.settings, _without_ours(before), result, before)
+    if target.mcp.exists():
+        before = _load_json(target.mcp)
         mcp = json.loads(json.dumps(before))
-        servers = mcp.get(key)
-        if isinstance(servers, dict) and SERVER_NAME in servers:
-            del servers[SERVER_NAME]
-            if not servers:
-                del mcp[key]
-        _save_json(mcp_path, mcp, result, before)
+        _set_server(mcp, target.mcp_keys, None, target.mcp)
+        _save_json(target.mcp, mcp, result, before)
     return result
 
 

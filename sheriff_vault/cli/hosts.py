@@ -46,6 +46,7 @@ def mcp_cmd(vault_path: Path | None, http: str | None) -> None:
 
 
 HOSTS = click.Choice(["claude-code", "codex"])
+SCOPES = ["local", "project", "user"]
 
 
 @cli.group()
@@ -54,49 +55,66 @@ def hooks() -> None:
     and `vault mcp` registered as an MCP server."""
 
 
+def scope_options(verb: str):  # noqa: ANN201  (a click decorator)
+    """--scope, --project and the older --user, shared by install and uninstall."""
+    def wrap(f):  # noqa: ANN001, ANN202
+        f = click.option("--user", "user", is_flag=True, hidden=True, help="The same as --scope user.")(f)
+        f = click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+                         help=f"The project to {verb} (default: the current folder).")(f)
+        return click.option("--scope", type=click.Choice(SCOPES), default=None,
+                            help="local (default): only you, in this project (.claude/settings.local.json, "
+                                 "~/.claude.json); project: files the team commits (.claude/settings.json, "
+                                 ".mcp.json; portable commands); user: you, in every project.")(f)
+    return wrap
+
+
+def _scope(scope: str | None, user: bool) -> str:
+    if user and scope not in (None, "user"):
+        raise click.UsageError("give --scope or --user, not both")
+    return "user" if user else scope or "local"
+
+
 @hooks.command("install")
 @click.argument("host", type=HOSTS)
-@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
-              help="Claude Code: the project to install in (.claude/settings.json, .mcp.json; default: here).")
-@click.option("--user", "user", is_flag=True,
-              help="Claude Code: install for every project (~/.claude/settings.json, ~/.claude.json).")
+@scope_options("install in")
 @click.option("--codex-home", type=click.Path(file_okay=False, path_type=Path), envvar="CODEX_HOME",
               help="Codex: its home folder (default: $CODEX_HOME, else ~/.codex).")
 @json_option
 @with_vault
-def hooks_install(vault: Vault, host: str, project: Path | None, user: bool, codex_home: Path | None,
-                  as_json: bool) -> None:
+def hooks_install(vault: Vault, host: str, scope: str | None, project: Path | None, user: bool,
+                  codex_home: Path | None, as_json: bool) -> None:
     """Install for HOST (claude-code or codex), merging into its settings (never overwriting them).
 
     claude-code: UserPromptSubmit adds recalled memory to each prompt; PreCompact and SessionEnd
     sleep the session's transcript; SessionStart after a compaction or resume adds the wake
-    bundle; `vault mcp` is added to .mcp.json. codex: `vault mcp` is added to config.toml.
+    bundle; `vault mcp` is added as an MCP server. codex: `vault mcp` is added to config.toml.
     """
     from sheriff_vault.agent import hooks as lib
 
-    if project and user:
-        raise click.UsageError("give --project DIR or --user, not both")
+    scope = _scope(scope, user)
+    if project and scope == "user":
+        raise click.UsageError("give --project DIR or --scope user, not both")
     result = (lib.install_codex(vault, codex_home) if host == "codex"
-              else lib.install_claude_code(vault, project, user))
-    _report(result.to_json(), as_json, f"installed for {host}, vault {vault.root}")
+              else lib.install_claude_code(vault, project, scope))
+    _report(result.to_json(), as_json, f"installed for {host} ({result.scope} scope), vault {vault.root}")
 
 
 @hooks.command("uninstall")
 @click.argument("host", type=HOSTS)
-@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
-              help="Claude Code: the project to remove them from (default: here).")
-@click.option("--user", "user", is_flag=True, help="Claude Code: remove the user-wide install.")
+@scope_options("remove them from")
 @click.option("--codex-home", type=click.Path(file_okay=False, path_type=Path), envvar="CODEX_HOME",
               help="Codex: its home folder (default: $CODEX_HOME, else ~/.codex).")
 @json_option
-def hooks_uninstall(host: str, project: Path | None, user: bool, codex_home: Path | None, as_json: bool) -> None:
-    """Remove exactly what `vault hooks install HOST` added; the host's other settings stay."""
+def hooks_uninstall(host: str, scope: str | None, project: Path | None, user: bool, codex_home: Path | None,
+                    as_json: bool) -> None:
+    """Remove exactly what `vault hooks install HOST` added at that scope; the host's other settings stay."""
     from sheriff_vault.agent import hooks as lib
 
-    if project and user:
-        raise click.UsageError("give --project DIR or --user, not both")
-    result = lib.uninstall_codex(codex_home) if host == "codex" else lib.uninstall_claude_code(project, user)
-    _report(result.to_json(), as_json, f"uninstalled for {host}")
+    scope = _scope(scope, user)
+    if project and scope == "user":
+        raise click.UsageError("give --project DIR or --scope user, not both")
+    result = lib.uninstall_codex(codex_home) if host == "codex" else lib.uninstall_claude_code(project, scope)
+    _report(result.to_json(), as_json, f"uninstalled for {host} ({result.scope} scope)")
 
 
 def _report(data: dict, as_json: bool, headline: str) -> None:
@@ -108,6 +126,8 @@ def _report(data: dict, as_json: bool, headline: str) -> None:
         click.echo(f"  wrote      {path}")
     for path in data["unchanged"]:
         click.echo(f"  unchanged  {path}")
+    for warning in data.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
 
 
 @hook.command("claude-code")
