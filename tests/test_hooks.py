@@ -313,3 +313,39 @@ def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault
     run("hooks", "uninstall", "claude-code", "--scope", "user")
     assert json.loads((home / ".claude.json").read_text()) == theirs
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {}
+
+
+PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "claude-code"
+
+
+def test_the_claude_code_plugin_ships_the_same_hooks_and_server_with_no_path_of_ours():
+    from sheriff_vault.agent.hooks import CLAUDE_EVENTS
+
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "sheriff-vault"
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == set(CLAUDE_EVENTS)
+    for name, (matcher, timeout) in CLAUDE_EVENTS.items():
+        [group] = hooks[name]
+        assert group.get("matcher") == matcher and group["hooks"][0]["timeout"] == timeout
+        assert group["hooks"][0]["command"] == '"${CLAUDE_PLUGIN_ROOT}/scripts/vault" hook claude-code'
+    server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["sheriff-vault"]
+    assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/scripts/vault" and server["args"] == ["mcp"]
+    assert os.access(PLUGIN / "scripts" / "vault", os.X_OK)
+    market = json.loads((PLUGIN.parents[1] / ".claude-plugin" / "marketplace.json").read_text())
+    assert (PLUGIN.parents[1] / market["plugins"][0]["source"]).resolve() == PLUGIN
+
+
+def test_the_plugin_hook_finds_the_vault_from_the_environment_as_claude_code_runs_it(hash_vault, project, run):
+    noted = run("note", "user", "We are halfway through the staging migration.", "--vault", hash_vault.root)
+    assert noted.returncode == 0, noted.stderr
+    command = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0][
+        "command"]
+    env = {k: v for k, v in os.environ.items() if k in ("HOME", "PATH", "PYTHONPATH", "HF_HUB_OFFLINE")}
+    env |= {"CLAUDE_PLUGIN_ROOT": str(PLUGIN), "CLAUDE_PROJECT_DIR": str(project),
+            "SHERIFF_VAULT_PYTHON": sys.executable, "SHERIFF_VAULT": str(hash_vault.root)}
+    out = subprocess.run(["bash", "-c", command], input=json.dumps(event("SessionStart", project, source="resume")),
+                         capture_output=True, text=True, cwd=project, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "halfway through the staging migration" in json.loads(out.stdout)["hookSpecificOutput"][
+        "additionalContext"]

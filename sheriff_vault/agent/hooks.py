@@ -345,7 +345,7 @@ def uninstall_codex(codex_home: Path | None = None) -> InstallResult:
 
 
 # -- running a hook -------------------------------------------------------------------------------
-def run_claude_hook(vault_path: str | Path, stdin_text: str) -> str:
+def run_claude_hook(vault_path: str | Path | None, stdin_text: str) -> str:
     """What to print for one Claude Code hook event (stdin is the host's JSON); "" on any failure."""
     started = time.monotonic()
     event, outcome, error = "?", "ok", ""
@@ -355,7 +355,7 @@ def run_claude_hook(vault_path: str | Path, stdin_text: str) -> str:
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
         event = str(payload.get("hook_event_name") or "?")
-        vault = _open(vault_path)
+        vault = _open(vault_path, payload)
         out, outcome = _handle(vault, event, payload)
         return out
     except BaseException as exc:  # noqa: B036  (the host must never see a failure; KeyboardInterrupt too)
@@ -367,10 +367,12 @@ def run_claude_hook(vault_path: str | Path, stdin_text: str) -> str:
                          "duration_ms": round((time.monotonic() - started) * 1000)})
 
 
-def _open(vault_path: str | Path) -> Vault:
+def _open(vault_path: str | Path | None, payload: dict[str, Any]) -> Vault:
+    """The vault install named; without one (the plugin), $SHERIFF_VAULT or the project's nearest vault."""
     from sheriff_vault.store.vault import find_vault
 
-    return find_vault(vault_path)
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or None
+    return find_vault(vault_path, start=Path(str(start)) if start else None)
 
 
 def _context(event: str, text: str) -> str:

@@ -131,8 +131,9 @@ def _report(data: dict, as_json: bool, headline: str) -> None:
 
 
 @hook.command("claude-code")
-@click.option("--vault", "vault_path", required=True, help="The vault (an absolute path, as install wrote it).")
-def hook_claude_code(vault_path: str) -> None:
+@click.option("--vault", "vault_path", help="The vault, as install wrote it (default: $SHERIFF_VAULT, else the "
+                                           "nearest vault above $CLAUDE_PROJECT_DIR or the event's cwd).")
+def hook_claude_code(vault_path: str | None) -> None:
     """Claude Code's hook entry point: the event's JSON on stdin; prints context or nothing; always exits 0."""
     from sheriff_vault.agent.hooks import run_claude_hook
 
