@@ -32,8 +32,8 @@ def main() -> NoReturn:
         code = fast_recall(args[1:])
         if code is not None:
             sys.exit(code)
-    if args[:2] == ["hook", "claude-code"]:
-        fast_prompt_hook(args[2:])
+    if args[:2] in (["hook", "claude-code"], ["hook", "codex"]):
+        fast_prompt_hook(args[2:], args[1])
     from sheriff_vault.cli import main as full_cli
 
     full_cli()
@@ -73,8 +73,8 @@ def fast_recall(args: list[str]) -> int | None:
     return 0
 
 
-def fast_prompt_hook(args: list[str]) -> None:
-    """Claude Code's UserPromptSubmit hook answered from a running daemon (the prompt waits on it:
+def fast_prompt_hook(args: list[str], host: str = "claude-code") -> None:
+    """Claude Code's (or Codex's) UserPromptSubmit hook answered from a running daemon (the prompt waits on it:
     agent/hooks.py has the same rules). Any other event, or no daemon, goes on to the full CLI with
     the same stdin; this returns only in that case."""
     import io
@@ -116,7 +116,7 @@ def fast_prompt_hook(args: list[str]) -> None:
         from sheriff_vault.store.logs import append_log
 
         append_log(os.path.join(root, ".vault", "logs"), "hooks", {
-            "host": "claude-code", "event": event, "outcome": outcome, "error": "", "fast": True,
+            "host": host, "event": event, "outcome": outcome, "error": "", "fast": True,
             "duration_ms": round((time.monotonic() - started) * 1000)})
     except BaseException:  # noqa: B036  (the host must never see a failure)
         pass

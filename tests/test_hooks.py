@@ -11,6 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import NOW, commit_count, git, wait_for, watching
 
@@ -279,6 +280,31 @@ def test_session_end_sleeps_in_the_background(memory_vault, project, run):
     wait_for(lambda: load_buffer(memory_vault) == [], timeout=30, what="an empty buffer")
 
 
+CODEX_SCHEMAS = Path(__file__).resolve().parent / "fixtures" / "codex_hooks"
+
+
+def codex_schema(name: str) -> dict:
+    return json.loads((CODEX_SCHEMAS / f"{name}.schema.json").read_text())
+
+
+def codex_event(name: str, project: Path, transcript: Path | None = None, **extra) -> dict:
+    """A Codex hook's stdin, checked against the input schema written from Codex's documentation."""
+    payload = {"session_id": "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "transcript_path": str(transcript) if transcript
+               else None, "cwd": str(project), "hook_event_name": name, "model": "gpt-5.1-codex"} | extra
+    slug = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "PreCompact": "pre-compact"}
+    jsonschema.validate(payload, codex_schema(f"{slug[name]}.input"))
+    return payload
+
+
+def codex_runs(command: str, payload: dict, cwd: Path) -> subprocess.CompletedProcess:
+    out = host_runs(command, payload, cwd)
+    assert out.returncode == 0, out.stderr
+    slug = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "PreCompact": "pre-compact"}
+    if out.stdout.strip():
+        jsonschema.validate(json.loads(out.stdout), codex_schema(f"{slug[payload['hook_event_name']]}.output"))
+    return out
+
+
 def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault, tmp_path, run):
     home = tmp_path / "codex"
     home.mkdir()
@@ -291,11 +317,87 @@ def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault
     assert "# my codex config" in text and "# keep this model" in text and "# the docs MCP" in text
     config = tomllib.loads(text)
     assert config["mcp_servers"]["docs"] == {"command": "docs-server"}
-    assert config["mcp_servers"]["sheriff-vault"]["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+    ours = config["mcp_servers"]["sheriff-vault"]
+    assert ours["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+    assert ours["tool_timeout_sec"] >= 600  # a long sleep is not cut at Codex's 60 s default
+    assert config["features"]["codex_hooks"] is True
+    hooks = json.loads((home / "hooks.json").read_text())
+    jsonschema.validate(hooks, codex_schema("hooks"))
+    assert set(hooks["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreCompact"}
+    assert hooks["hooks"]["SessionStart"][0]["matcher"] == "compact|resume"
+    first = {p.name: p.read_text() for p in home.iterdir()}
     gone = run("hooks", "uninstall", "codex", "--codex-home", home)
     assert gone.returncode == 0, gone.stderr
-    assert tomllib.loads((home / "config.toml").read_text()) == tomllib.loads(original)
-    assert "# keep this model" in (home / "config.toml").read_text()
+    assert (home / "config.toml").read_text() == original
+    assert json.loads((home / "hooks.json").read_text()) == {}
+    assert run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root).returncode == 0
+    assert {p.name: p.read_text() for p in home.iterdir()} == first
+
+
+def test_codex_install_leaves_a_flag_the_person_set(memory_vault, tmp_path, run):
+    home = tmp_path / "codex"
+    home.mkdir()
+    original = "[features]\ncodex_hooks = true\nweb_search = true\n"
+    (home / "config.toml").write_text(original)
+    assert run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root).returncode == 0
+    assert run("hooks", "uninstall", "codex", "--codex-home", home).returncode == 0
+    assert (home / "config.toml").read_text() == original
+    (home / "config.toml").write_text("[features]\nhooks = false\n")
+    off = run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root)
+    assert off.returncode == 0 and "turns hooks off" in off.stderr
+
+
+def test_codex_project_scope_writes_portable_files(tmp_path, run):
+    project = tmp_path / "team-repo"
+    (project / "memory").mkdir(parents=True)
+    assert run("init", project / "memory").returncode == 0
+    out = run("hooks", "install", "codex", "--scope", "project", "--project", project, "--vault", project / "memory")
+    assert out.returncode == 0, out.stderr
+    for path in (project / ".codex" / "config.toml", project / ".codex" / "hooks.json"):
+        text = path.read_text()
+        assert str(tmp_path) not in text and sys.executable not in text
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())
+    jsonschema.validate(hooks, codex_schema("hooks"))
+    command = hooks["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+    assert command.startswith("vault hook codex --vault ")
+    server = tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]["sheriff-vault"]
+    assert server["command"] == "vault" and server["args"] == ["mcp", "--vault", "memory"]
+
+
+def test_codex_hooks_recall_sleep_and_wake_in_codex_s_documented_shapes(memory_vault, tmp_path, run):
+    home = tmp_path / "codex"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root)
+    commands = {event: groups[0]["hooks"][0]["command"]
+                for event, groups in json.loads((home / "hooks.json").read_text())["hooks"].items()}
+    prompt = codex_event("UserPromptSubmit", work, turn_id="t1", permission_mode="default",
+                         prompt="How do we deploy the staging stack?")
+    recalled = codex_runs(commands["UserPromptSubmit"], prompt, work)
+    assert "make stage-up" in json.loads(recalled.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert run("watch", "--stop", "--vault", memory_vault.root).returncode == 0  # the recall started a daemon
+
+    shutil.copy(FIXTURES / "codex_rollout.jsonl", work / "rollout.jsonl")
+    commits = commit_count(memory_vault.root)
+    slept = codex_runs(commands["PreCompact"], codex_event("PreCompact", work, work / "rollout.jsonl", turn_id="t2",
+                                                           trigger="auto"), work)
+    assert slept.stdout == "" and commit_count(memory_vault.root) == commits + 1
+    woke = codex_runs(commands["SessionStart"], codex_event("SessionStart", work, source="compact"), work)
+    assert "# Wake context" in json.loads(woke.stdout)["hookSpecificOutput"]["additionalContext"]
+    log = [json.loads(line) for line in (memory_vault.logs / "hooks.jsonl").read_text().splitlines()]
+    assert {e["host"] for e in log} == {"codex"}
+
+    # nothing to resume: a new vault's SessionStart prints nothing at all
+    empty = tmp_path / "empty"
+    assert run("init", empty).returncode == 0
+    run("hooks", "install", "codex", "--codex-home", home, "--vault", empty)
+    command = json.loads((home / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    for source in ("resume", "compact"):
+        quiet = codex_runs(command, codex_event("SessionStart", work, source=source), work)
+        assert quiet.stdout == ""
+    last = (empty / ".vault" / "logs" / "hooks.jsonl").read_text().splitlines()[-1]
+    assert json.loads(last)["outcome"] == "nothing to resume"
 
 
 def test_user_install_goes_to_the_home_folder_and_keeps_claude_json(memory_vault, run):

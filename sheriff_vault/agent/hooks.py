@@ -284,10 +284,36 @@ def uninstall_claude_code(project: Path | None = None, scope: str = "local") -> 
     return result
 
 
-# -- Codex: $CODEX_HOME/config.toml ---------------------------------------------------------------
-def codex_config(codex_home: Path | None = None) -> Path:
-    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-    return Path(home).expanduser() / "config.toml"
+# -- Codex: config.toml and hooks.json in $CODEX_HOME (or the project's .codex/) ------------------
+# Codex's hooks take the same stdin fields and the same hookSpecificOutput.additionalContext as
+# Claude Code's; SessionStart's source is startup|resume|clear|compact, PreCompact passes the
+# rollout's path. Stop runs after every turn and has nothing for us to do.
+CODEX_EVENTS: dict[str, tuple[str | None, int]] = {
+    "UserPromptSubmit": (None, 20),
+    "SessionStart": ("compact|resume", 30),
+    "PreCompact": (None, 300),
+}
+CODEX_STATUS = "Sheriff Vault memory"
+CODEX_TOOL_TIMEOUT = 900  # seconds: a long `sleep` on two cores outlasts Codex's 60 s default
+FEATURE_MARK = "added by vault hooks install"  # the comment on a feature flag we turned on
+
+
+def codex_home(codex_home: Path | None = None) -> Path:
+    return Path(codex_home or os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+
+
+def codex_config(codex_home_dir: Path | None = None) -> Path:
+    return codex_home(codex_home_dir) / "config.toml"
+
+
+def codex_folder(scope: str, project: Path | None, home: Path | None) -> Path:
+    """Codex reads config.toml and hooks.json from $CODEX_HOME (this person: the `local` and `user`
+    scopes) and from a trusted project's .codex/ (the `project` scope, committed)."""
+    if scope == "project":
+        return _project_root(project) / ".codex"
+    if scope in ("local", "user"):
+        return codex_home(home)
+    raise VaultError(f"unknown scope {scope!r}", hint=f"give one of {', '.join(SCOPES)}")
 
 
 def _load_toml(path: Path) -> Any:
@@ -300,53 +326,97 @@ def _load_toml(path: Path) -> Any:
         raise VaultError(f"not valid TOML ({exc}); fix it, then install again", path=path) from None
 
 
-def install_codex(vault: Vault, codex_home: Path | None = None) -> InstallResult:
-    """Add `vault mcp` as [mcp_servers.sheriff-vault] in Codex's config.toml, keeping its comments."""
+def _save_toml(path: Path, doc: Any, before: str, result: InstallResult) -> None:
     import tomlkit
 
-    path = codex_config(codex_home)
-    result = InstallResult("codex", command=shlex.join([*python_command(), "mcp", "--vault", str(vault.root)]))
-    doc = _load_toml(path)
-    before = tomlkit.dumps(doc)
-    servers = doc.setdefault("mcp_servers", tomlkit.table(is_super_table=True))
-    exe, *args = python_command()
-    entry = tomlkit.table()
-    entry["command"] = exe
-    entry["args"] = [*args, "mcp", "--vault", str(vault.root)]
-    servers[SERVER_NAME] = entry
     text = tomlkit.dumps(doc)
+    text = text.rstrip("\n") + "\n" if text.strip() else ""  # a table taken out leaves no blank tail
     if text == before and path.exists():
         result.unchanged.append(str(path))
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text)
+    result.changed.append(str(path))
+
+
+def _flag(table: Any, key: str) -> bool | None:
+    value = table.get(key)
+    return None if value is None else bool(value.unwrap() if hasattr(value, "unwrap") else value)
+
+
+def install_codex(vault: Vault, codex_home_dir: Path | None = None, scope: str = "local",
+                  project: Path | None = None) -> InstallResult:
+    """Add `vault mcp` as [mcp_servers.sheriff-vault] (with tool_timeout_sec) and turn hooks on in
+    config.toml, keeping its comments; add our hooks to hooks.json beside it."""
+    import tomlkit
+
+    folder = codex_folder(scope, project, codex_home_dir)
+    result = InstallResult("codex", scope)
+    if scope == "project":
+        root = folder.parent
+        commands = portable_commands(vault, root, host="codex")
+        _check_portable(vault, root, result)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text)
-        result.changed.append(str(path))
+        commands = absolute_commands(vault, host="codex")
+    result.command = commands.hook
+    path = folder / "config.toml"
+    doc = _load_toml(path)
+    before = tomlkit.dumps(doc)
+    features = doc.setdefault("features", tomlkit.table())
+    flags = [_flag(features, key) for key in ("hooks", "codex_hooks")]
+    if False in flags:
+        result.warnings.append(f"{path} turns hooks off ([features]); the hooks are installed but will not run")
+    elif True not in flags:
+        flag = tomlkit.item(True)
+        flag.comment(FEATURE_MARK)
+        features["codex_hooks"] = flag
+    servers = doc.setdefault("mcp_servers", tomlkit.table(is_super_table=True))
+    entry = tomlkit.table()
+    entry["command"] = commands.mcp_command
+    entry["args"] = commands.mcp_args
+    entry["tool_timeout_sec"] = CODEX_TOOL_TIMEOUT
+    servers[SERVER_NAME] = entry
+    _save_toml(path, doc, before, result)
+    hooks_path = folder / "hooks.json"
+    hooks_before = _load_json(hooks_path)
+    hooks = _with_hooks(hooks_before, hooks_path, commands.hook, CODEX_EVENTS, status=CODEX_STATUS)
+    _save_json(hooks_path, hooks, result, hooks_before)
     return result
 
 
-def uninstall_codex(codex_home: Path | None = None) -> InstallResult:
+def uninstall_codex(codex_home_dir: Path | None = None, scope: str = "local",
+                    project: Path | None = None) -> InstallResult:
+    """Take out our MCP server, our hooks and the feature flag if we turned it on; the rest stays."""
     import tomlkit
 
-    path = codex_config(codex_home)
-    result = InstallResult("codex")
-    if not path.exists():
-        return result
-    doc = _load_toml(path)
-    servers = doc.get("mcp_servers")
-    if servers is None or SERVER_NAME not in servers:
-        result.unchanged.append(str(path))
-        return result
-    del servers[SERVER_NAME]
-    if not servers:
-        del doc["mcp_servers"]
-    atomic_write(path, tomlkit.dumps(doc))
-    result.changed.append(str(path))
+    folder = codex_folder(scope, project, codex_home_dir)
+    result = InstallResult("codex", scope)
+    path = folder / "config.toml"
+    if path.exists():
+        doc = _load_toml(path)
+        before = tomlkit.dumps(doc)
+        servers = doc.get("mcp_servers")
+        if servers is not None and SERVER_NAME in servers:
+            del servers[SERVER_NAME]
+            if not servers:
+                del doc["mcp_servers"]
+        features = doc.get("features")
+        if features is not None and "codex_hooks" in features \
+                and FEATURE_MARK in (features.item("codex_hooks").trivia.comment or ""):
+            del features["codex_hooks"]
+            if not features:
+                del doc["features"]
+        _save_toml(path, doc, before, result)
+    hooks_path = folder / "hooks.json"
+    if hooks_path.exists():
+        hooks_before = _load_json(hooks_path)
+        _save_json(hooks_path, _without_ours(hooks_before), result, hooks_before)
     return result
 
 
 # -- running a hook -------------------------------------------------------------------------------
-def run_claude_hook(vault_path: str | Path | None, stdin_text: str) -> str:
-    """What to print for one Claude Code hook event (stdin is the host's JSON); "" on any failure."""
+def run_claude_hook(vault_path: str | Path | None, stdin_text: str, host: str = "claude-code") -> str:
+    """What to print for one Claude Code (or Codex) hook event (stdin is the host's JSON); "" on any failure."""
     started = time.monotonic()
     event, outcome, error = "?", "ok", ""
     vault: Vault | None = None
@@ -363,7 +433,7 @@ def run_claude_hook(vault_path: str | Path | None, stdin_text: str) -> str:
         return out
     finally:
         if vault is not None:
-            _log(vault, {"host": "claude-code", "event": event, "outcome": outcome, "error": error,
+            _log(vault, {"host": host, "event": event, "outcome": outcome, "error": error,
                          "duration_ms": round((time.monotonic() - started) * 1000)})
 
 

@@ -87,14 +87,16 @@ def hooks_install(vault: Vault, host: str, scope: str | None, project: Path | No
 
     claude-code: UserPromptSubmit adds recalled memory to each prompt; PreCompact and SessionEnd
     sleep the session's transcript; SessionStart after a compaction or resume adds the wake
-    bundle; `vault mcp` is added as an MCP server. codex: `vault mcp` is added to config.toml.
+    bundle; `vault mcp` is added as an MCP server. codex: the same hooks but SessionEnd go to
+    hooks.json, with `[features] codex_hooks = true` and `vault mcp` in config.toml ($CODEX_HOME for
+    local and user, the project's .codex/ for project).
     """
     from sheriff_vault.agent import hooks as lib
 
     scope = _scope(scope, user)
     if project and scope == "user":
         raise click.UsageError("give --project DIR or --scope user, not both")
-    result = (lib.install_codex(vault, codex_home) if host == "codex"
+    result = (lib.install_codex(vault, codex_home, scope, project) if host == "codex"
               else lib.install_claude_code(vault, project, scope))
     _report(result.to_json(), as_json, f"installed for {host} ({result.scope} scope), vault {vault.root}")
 
@@ -113,7 +115,8 @@ def hooks_uninstall(host: str, scope: str | None, project: Path | None, user: bo
     scope = _scope(scope, user)
     if project and scope == "user":
         raise click.UsageError("give --project DIR or --scope user, not both")
-    result = lib.uninstall_codex(codex_home) if host == "codex" else lib.uninstall_claude_code(project, scope)
+    result = (lib.uninstall_codex(codex_home, scope, project) if host == "codex"
+              else lib.uninstall_claude_code(project, scope))
     _report(result.to_json(), as_json, f"uninstalled for {host} ({result.scope} scope)")
 
 
@@ -139,6 +142,21 @@ def hook_claude_code(vault_path: str | None) -> None:
 
     try:
         out = run_claude_hook(vault_path, sys.stdin.read())
+    except BaseException:  # noqa: B036  (never fail the host's prompt or compaction)
+        out = ""
+    if out:
+        click.echo(out)
+
+
+@hook.command("codex")
+@click.option("--vault", "vault_path", help="The vault, as install wrote it (default: $SHERIFF_VAULT, else the "
+                                           "nearest vault above the event's cwd).")
+def hook_codex(vault_path: str | None) -> None:
+    """Codex's hook entry point: the event's JSON on stdin; prints context or nothing; always exits 0."""
+    from sheriff_vault.agent.hooks import run_claude_hook
+
+    try:
+        out = run_claude_hook(vault_path, sys.stdin.read(), host="codex")
     except BaseException:  # noqa: B036  (never fail the host's prompt or compaction)
         out = ""
     if out:
