@@ -451,3 +451,30 @@ def test_the_plugin_hook_finds_the_vault_from_the_environment_as_claude_code_run
     assert out.returncode == 0, out.stderr
     assert "halfway through the staging migration" in json.loads(out.stdout)["hookSpecificOutput"][
         "additionalContext"]
+
+
+def test_doctor_runs_each_installed_hook_and_catches_a_broken_venv_path(memory_vault, project, tmp_path, run):
+    home = tmp_path / "codex"
+    run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    run("hooks", "install", "codex", "--codex-home", home, "--vault", memory_vault.root)
+    fine = run("hooks", "doctor", "--project", project, "--codex-home", home, "--json")
+    assert fine.returncode == 0, fine.stdout + fine.stderr
+    checks = json.loads(fine.stdout)["checks"]
+    assert {(c["host"], c["event"]) for c in checks} == {
+        *(("claude-code", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd")),
+        *(("codex", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact"))}
+    assert all(c["ok"] for c in checks)
+
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(local.read_text().replace(sys.executable, str(tmp_path / "gone-venv" / "bin" / "python")))
+    broken = run("hooks", "doctor", "--project", project, "--codex-home", home)
+    assert broken.returncode == 1
+    assert broken.stdout.count("FAILED") == 4 and "No such file or directory" in broken.stdout
+    assert "a moved or deleted venv" in broken.stdout and "3 of 7 hooks run cleanly" in broken.stdout
+
+    moved = tmp_path / "moved"
+    shutil.move(str(memory_vault.root), moved)  # the codex hooks now name a vault that is not there
+    gone = run("hooks", "doctor", "--project", project, "--codex-home", home, "--json")
+    assert gone.returncode == 1
+    codex = [c for c in json.loads(gone.stdout)["checks"] if c["host"] == "codex"]
+    assert codex and all(not c["ok"] and "is not a vault" in c["problem"] for c in codex)

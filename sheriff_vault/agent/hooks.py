@@ -430,6 +430,8 @@ def run_claude_hook(vault_path: str | Path | None, stdin_text: str, host: str = 
         return out
     except BaseException as exc:  # noqa: B036  (the host must never see a failure; KeyboardInterrupt too)
         outcome, error, out = "error", f"{type(exc).__name__}: {exc}"[:500], ""
+        if os.environ.get(CHECK_ENV):  # `vault hooks doctor` asked to see it
+            raise
         return out
     finally:
         if vault is not None:
@@ -515,3 +517,81 @@ def _log(vault: Vault, entry: dict[str, Any]) -> None:
     from sheriff_vault.store.logs import write_log
 
     write_log(vault, "hooks", entry)  # never raises: a log must not fail the hook
+
+
+# -- vault hooks doctor ---------------------------------------------------------------------------
+CHECK_ENV = "SHERIFF_VAULT_HOOK_CHECK"  # set: a hook that fails says why on stderr and exits 1
+SAMPLE_EVENTS: dict[str, dict[str, Any]] = {  # events that exercise start-up and the vault, and do no work
+    "UserPromptSubmit": {"prompt": "/doctor", "turn_id": "doctor", "permission_mode": "default"},
+    "SessionStart": {"source": "startup"},
+    "PreCompact": {"trigger": "manual", "turn_id": "doctor"},
+    "SessionEnd": {"reason": "other"},
+}
+
+
+@dataclass
+class HookCheck:
+    host: str
+    scope: str
+    file: str
+    event: str
+    command: str
+    ok: bool = True
+    problem: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"host": self.host, "scope": self.scope, "file": self.file, "event": self.event,
+                "command": self.command, "ok": self.ok, "problem": self.problem}
+
+
+def installed_hooks(project: Path | None = None, codex_home_dir: Path | None = None) -> list[HookCheck]:
+    """Every hook handler of ours in the files `vault hooks install` writes, for each host and scope."""
+    root = Path(project or Path.cwd()).resolve()
+    files: list[tuple[str, str, Path]] = [("claude-code", scope, claude_target(scope, root).settings)
+                                          for scope in SCOPES]
+    files += [("codex", "user", codex_home(codex_home_dir) / "hooks.json"),
+              ("codex", "project", root / ".codex" / "hooks.json")]
+    found = []
+    for host, scope, path in files:
+        if not path.is_file():
+            continue
+        try:
+            hooks = _load_json(path).get("hooks")
+        except VaultError as exc:
+            found.append(HookCheck(host, scope, str(path), "-", "", ok=False, problem=exc.message))
+            continue
+        for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else ():
+            for group in groups if isinstance(groups, list) else ():
+                for handler in group.get("hooks", []) if isinstance(group, dict) else ():
+                    if _ours(handler):
+                        found.append(HookCheck(host, scope, str(path), event, str(handler["command"])))
+    return found
+
+
+def check_hook(check: HookCheck, project: Path | None = None, timeout: float = 60) -> HookCheck:
+    """Run one installed hook as its host would (a shell, a sample event on stdin, the project as
+    cwd and $CLAUDE_PROJECT_DIR) with CHECK_ENV set, so a failure it would swallow shows."""
+    if check.problem:
+        return check
+    root = Path(project or Path.cwd()).resolve()
+    payload = {"session_id": "doctor", "transcript_path": None, "cwd": str(root), "hook_event_name": check.event,
+               "model": "doctor", "permission_mode": "default"} | SAMPLE_EVENTS.get(check.event, {})
+    env = dict(os.environ) | {"CLAUDE_PROJECT_DIR": str(root), CHECK_ENV: "1"}
+    try:
+        ran = subprocess.run(["bash", "-c", check.command], input=json.dumps(payload), capture_output=True,
+                             text=True, cwd=root, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check.ok, check.problem = False, f"took longer than {timeout:.0f} s"
+        return check
+    lines = [line for line in ran.stderr.splitlines() if line.strip()]
+    if ran.returncode != 0:
+        why = lines[-1] if lines else f"exit status {ran.returncode}"
+        if ran.returncode == 127:
+            why += " (the command is not there: a moved or deleted venv? install again)"
+        check.ok, check.problem = False, why
+    elif ran.stdout.strip():
+        try:
+            json.loads(ran.stdout)
+        except ValueError:
+            check.ok, check.problem = False, f"printed text that is not JSON: {ran.stdout.strip()[:80]}"
+    return check

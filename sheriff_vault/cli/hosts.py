@@ -142,7 +142,8 @@ def hook_claude_code(vault_path: str | None) -> None:
 
     try:
         out = run_claude_hook(vault_path, sys.stdin.read())
-    except BaseException:  # noqa: B036  (never fail the host's prompt or compaction)
+    except BaseException as exc:  # noqa: B036  (never fail the host's prompt or compaction)
+        _checked(exc)
         out = ""
     if out:
         click.echo(out)
@@ -157,7 +158,52 @@ def hook_codex(vault_path: str | None) -> None:
 
     try:
         out = run_claude_hook(vault_path, sys.stdin.read(), host="codex")
-    except BaseException:  # noqa: B036  (never fail the host's prompt or compaction)
+    except BaseException as exc:  # noqa: B036  (never fail the host's prompt or compaction)
+        _checked(exc)
         out = ""
     if out:
         click.echo(out)
+
+
+def _checked(exc: BaseException) -> None:
+    """Under `vault hooks doctor` (and only then) a hook's failure is said and exits 1."""
+    import os
+
+    from sheriff_vault.agent.hooks import CHECK_ENV
+
+    if os.environ.get(CHECK_ENV):
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+
+@hooks.command("doctor")
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+              help="The project whose hooks to check (default: the current folder).")
+@click.option("--codex-home", type=click.Path(file_okay=False, path_type=Path), envvar="CODEX_HOME",
+              help="Codex: its home folder (default: $CODEX_HOME, else ~/.codex).")
+@json_option
+def hooks_doctor(project: Path | None, codex_home: Path | None, as_json: bool) -> None:
+    """Run every installed hook of ours with a sample event and say which would fail.
+
+    Hooks never fail loudly (a broken one prints nothing and Claude Code or Codex goes on), so
+    this runs each command as the host would, in the project with a harmless event (a slash
+    command, a fresh start, a compaction without a transcript), and reports a command that is not
+    there, a vault that is gone, an error, or output that is not JSON. Exits 1 if any would fail.
+    """
+    from sheriff_vault.agent import hooks as lib
+
+    checks = [lib.check_hook(c, project) for c in lib.installed_hooks(project, codex_home)]
+    failed = [c for c in checks if not c.ok]
+    if as_json:
+        emit_json({"checks": [c.to_json() for c in checks], "failed": len(failed)})
+    elif not checks:
+        click.echo("no hooks of ours installed here (vault hooks install claude-code|codex)")
+    else:
+        for c in checks:
+            mark = "ok    " if c.ok else "FAILED"
+            click.echo(f"{mark}  {c.host} {c.scope:<7} {c.event:<16} {c.file}")
+            if c.problem:
+                click.echo(f"        {c.problem}")
+        click.echo(f"{len(checks) - len(failed)} of {len(checks)} hooks run cleanly")
+    if failed:
+        sys.exit(1)
