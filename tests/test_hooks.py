@@ -334,6 +334,29 @@ def test_codex_install_keeps_comments_and_uninstall_takes_only_ours(memory_vault
     assert {p.name: p.read_text() for p in home.iterdir()} == first
 
 
+@pytest.mark.parametrize("scope", ["local", "project"])
+def test_codex_install_uninstall_install_again_gives_no_diff(memory_vault, project, tmp_path, run, scope):
+    home = tmp_path / "codex"
+    folder = project / ".codex" if scope == "project" else home
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text('# mine\nmodel = "o4"\n\n[features]\nweb_search = true  # yes\n')
+    (folder / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command",
+                                                                                   "command": "notify"}]}]}}))
+    original = _snapshot(folder)
+    install = ("hooks", "install", "codex", "--scope", scope, "--project", project, "--codex-home", home,
+               "--vault", memory_vault.root)
+    assert run(*install).returncode == 0
+    first = _snapshot(folder)
+    jsonschema.validate(json.loads((folder / "hooks.json").read_text()), codex_schema("hooks"))
+    gone = run("hooks", "uninstall", "codex", "--scope", scope, "--project", project, "--codex-home", home)
+    assert gone.returncode == 0, gone.stderr
+    after = _snapshot(folder)
+    assert after[str(folder / "config.toml")] == original[str(folder / "config.toml")]
+    assert json.loads(after[str(folder / "hooks.json")]) == json.loads(original[str(folder / "hooks.json")])
+    assert run(*install).returncode == 0
+    assert _snapshot(folder) == first
+
+
 def test_codex_install_leaves_a_flag_the_person_set(memory_vault, tmp_path, run):
     home = tmp_path / "codex"
     home.mkdir()
