@@ -484,20 +484,23 @@ def test_doctor_runs_each_installed_hook_and_catches_a_broken_venv_path(memory_v
     assert fine.returncode == 0, fine.stdout + fine.stderr
     checks = json.loads(fine.stdout)["checks"]
     assert {(c["host"], c["event"]) for c in checks} == {
-        *(("claude-code", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd")),
-        *(("codex", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact"))}
+        *(("claude-code", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd", "MCP server")),
+        *(("codex", e) for e in ("UserPromptSubmit", "SessionStart", "PreCompact", "MCP server"))}
     assert all(c["ok"] for c in checks)
 
     local = project / ".claude" / "settings.local.json"
     local.write_text(local.read_text().replace(sys.executable, str(tmp_path / "gone-venv" / "bin" / "python")))
+    claude_json = Path(os.environ["HOME"]) / ".claude.json"
+    claude_json.write_text(claude_json.read_text().replace(sys.executable, str(tmp_path / "gone-venv" / "bin" / "py")))
     broken = run("hooks", "doctor", "--project", project, "--codex-home", home)
     assert broken.returncode == 1
-    assert broken.stdout.count("FAILED") == 4 and "No such file or directory" in broken.stdout
-    assert "a moved or deleted venv" in broken.stdout and "3 of 7 hooks run cleanly" in broken.stdout
+    assert broken.stdout.count("FAILED") == 5 and "No such file or directory" in broken.stdout
+    assert "a moved or deleted venv" in broken.stdout and "4 of 9 checks passed" in broken.stdout
+    assert "gone-venv/bin/py: not found" in broken.stdout
 
     moved = tmp_path / "moved"
     shutil.move(str(memory_vault.root), moved)  # the codex hooks now name a vault that is not there
     gone = run("hooks", "doctor", "--project", project, "--codex-home", home, "--json")
     assert gone.returncode == 1
     codex = [c for c in json.loads(gone.stdout)["checks"] if c["host"] == "codex"]
-    assert codex and all(not c["ok"] and "is not a vault" in c["problem"] for c in codex)
+    assert codex and all(not c["ok"] and "is not a vault" in c["problem"] for c in codex if c["event"] != "MCP server")

@@ -595,3 +595,42 @@ def check_hook(check: HookCheck, project: Path | None = None, timeout: float = 6
         except ValueError:
             check.ok, check.problem = False, f"printed text that is not JSON: {ran.stdout.strip()[:80]}"
     return check
+
+
+def installed_servers(project: Path | None = None, codex_home_dir: Path | None = None) -> list[HookCheck]:
+    """Our MCP server entry in each file install writes, with its command checked (not started)."""
+    root = Path(project or Path.cwd()).resolve()
+    found: list[HookCheck] = []
+    for scope in SCOPES:
+        target = claude_target(scope, root)
+        try:
+            node: Any = _load_json(target.mcp) if target.mcp.is_file() else {}
+        except VaultError as exc:
+            found.append(HookCheck("claude-code", scope, str(target.mcp), "MCP server", "", False, exc.message))
+            continue
+        for key in target.mcp_keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        entry = node.get(SERVER_NAME) if isinstance(node, dict) else None
+        if isinstance(entry, dict):
+            found.append(_server_check("claude-code", scope, target.mcp, str(entry.get("command", ""))))
+    for scope, path in (("user", codex_config(codex_home_dir)), ("project", root / ".codex" / "config.toml")):
+        if not path.is_file():
+            continue
+        try:
+            entry = (_load_toml(path).get("mcp_servers") or {}).get(SERVER_NAME)
+        except VaultError as exc:
+            found.append(HookCheck("codex", scope, str(path), "MCP server", "", False, exc.message))
+            continue
+        if entry is not None:
+            found.append(_server_check("codex", scope, path, str(entry.get("command", ""))))
+    return found
+
+
+def _server_check(host: str, scope: str, path: Path, command: str) -> HookCheck:
+    check = HookCheck(host, scope, str(path), "MCP server", command)
+    program = os.path.expandvars(command)
+    if "$" in program:  # a variable only the host sets (${CLAUDE_PLUGIN_ROOT}): nothing to check here
+        return check
+    if not (shutil.which(program) if os.sep not in program else os.access(program, os.X_OK)):
+        check.ok, check.problem = False, f"{program}: not found (the command is not there: install again)"
+    return check

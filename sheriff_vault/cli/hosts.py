@@ -188,11 +188,13 @@ def hooks_doctor(project: Path | None, codex_home: Path | None, as_json: bool) -
     Hooks never fail loudly (a broken one prints nothing and Claude Code or Codex goes on), so
     this runs each command as the host would, in the project with a harmless event (a slash
     command, a fresh start, a compaction without a transcript), and reports a command that is not
-    there, a vault that is gone, an error, or output that is not JSON. Exits 1 if any would fail.
+    there, a vault that is gone, an error, or output that is not JSON. It also checks that each MCP
+    server entry of ours names a command that exists. Exits 1 if any would fail.
     """
     from sheriff_vault.agent import hooks as lib
 
     checks = [lib.check_hook(c, project) for c in lib.installed_hooks(project, codex_home)]
+    checks += lib.installed_servers(project, codex_home)
     failed = [c for c in checks if not c.ok]
     if as_json:
         emit_json({"checks": [c.to_json() for c in checks], "failed": len(failed)})
@@ -204,6 +206,6 @@ def hooks_doctor(project: Path | None, codex_home: Path | None, as_json: bool) -
             click.echo(f"{mark}  {c.host} {c.scope:<7} {c.event:<16} {c.file}")
             if c.problem:
                 click.echo(f"        {c.problem}")
-        click.echo(f"{len(checks) - len(failed)} of {len(checks)} hooks run cleanly")
+        click.echo(f"{len(checks) - len(failed)} of {len(checks)} checks passed")
     if failed:
         sys.exit(1)
