@@ -100,6 +100,13 @@ def test_the_default_local_scope_is_personal_and_leaves_the_team_files_alone(mem
     claude = json.loads((Path(os.environ["HOME"]) / ".claude.json").read_text())
     server = claude["projects"][str(project.resolve())]["mcpServers"]["sheriff-vault"]
     assert server["args"][-3:] == ["mcp", "--vault", str(memory_vault.root)]
+    assert json.loads(out.stdout)["warnings"] == []  # not a git repository: nothing to warn about
+    git(project, "init", "-q")
+    warned = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    assert "git does not ignore settings.local.json" in warned.stderr
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")
+    quiet = run("hooks", "install", "claude-code", "--project", project, "--vault", memory_vault.root)
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr
 
 
 def _snapshot(*roots: Path) -> dict[str, str]:

@@ -249,6 +249,22 @@ def _check_portable(vault: Vault, root: Path, result: InstallResult) -> None:
                                f"{os.path.relpath(vault.root.resolve(), root)} relative to the project")
 
 
+def _check_ignored(path: Path, result: InstallResult) -> None:
+    """A `local` file holds one person's paths: say so if git in that project would commit it."""
+    try:
+        inside = subprocess.run(["git", "-C", str(path.parent.parent), "rev-parse", "--is-inside-work-tree"],
+                                capture_output=True, text=True, timeout=10)
+        if inside.returncode != 0:
+            return
+        ignored = subprocess.run(["git", "-C", str(path.parent.parent), "check-ignore", "-q", str(path)],
+                                 capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if ignored.returncode == 1:
+        result.warnings.append(f"git does not ignore {path.name} here: add `.claude/settings.local.json` "
+                               "to .gitignore so your paths stay out of commits")
+
+
 def install_claude_code(vault: Vault, project: Path | None = None, scope: str = "local") -> InstallResult:
     """Add our hooks to the scope's settings file and `vault mcp` to its MCP servers (merged)."""
     target = claude_target(scope, project)
@@ -259,6 +275,8 @@ def install_claude_code(vault: Vault, project: Path | None = None, scope: str = 
         _check_portable(vault, target.project, result)
     else:
         commands = absolute_commands(vault)
+        if scope == "local":
+            _check_ignored(target.settings, result)
     result.command = commands.hook
     before = _load_json(target.settings)
     _save_json(target.settings, _with_hooks(before, target.settings, commands.hook, CLAUDE_EVENTS), result, before)
