@@ -1,5 +1,6 @@
 """Claude Code and Codex, hands-free: `vault hooks install` writes their settings, and the hook
-entry point those settings call (`vault hook claude-code`) recalls, sleeps and wakes.
+entry points those settings call (`vault hook claude-code`, `vault hook codex`: the same events
+and output) recall, sleep and wake.
 
 Installing merges into the host's files and never clobbers them: every entry we add carries our
 command, so uninstalling removes exactly those and leaves the person's own settings as they were.
@@ -9,7 +10,9 @@ environment and working directory, not the person's shell; `project` files are c
 they name `vault` on PATH and the vault relative to the project instead.
 
 Running a hook never blocks or fails the host: any error prints nothing, exits 0, and is written
-to .vault/logs/hooks.jsonl (one JSON object a line: event, duration, outcome).
+to .vault/logs/hooks.jsonl (one JSON object a line: event, duration, outcome). Since nobody sees
+a hook fail, `vault hooks doctor` runs each installed one with a sample event and CHECK_ENV set,
+under which a failure is said on stderr with exit status 1.
 """
 from __future__ import annotations
 
