@@ -101,7 +101,7 @@ def test_bad_arguments_are_error_results_and_the_server_survives(seeded):
     for label, result in out.items():
         assert result.is_error, label
     assert "no topic matches 'no-such-topic'" in text_of(out["no topic"])
-    assert "give name" in text_of(out["nameless upsert"])
+    assert "needs name" in text_of(out["nameless upsert"])
     assert missing_resource and "no-such-topic" in missing_resource
     assert not after.is_error and "make stage-up" in text_of(after)
 
@@ -256,3 +256,78 @@ def test_a_server_started_without_a_vault_answers_every_call_with_what_to_do(tmp
         message = text_of(result)
         assert "started without a vault" in message and "--vault" in message and "SHERIFF_VAULT" in message
     assert "--vault" in wake
+
+
+READ_ONLY = {"recall", "topic_get", "topic_list", "history", "diff", "time", "wake", "skills_search"}
+DESTRUCTIVE = {"sleep", "topic_upsert", "topic_link", "note"}
+
+
+def test_every_tool_has_a_title_annotations_a_dedented_description_and_a_closed_schema(seeded):
+    async def body(s: ClientSession):
+        return (await s.list_tools()).tools
+
+    tools = {t.name: t for t in run_session(seeded.root, body)}
+    assert READ_ONLY | DESTRUCTIVE <= set(tools)
+    for tool in tools.values():
+        assert tool.title and tool.annotations and tool.annotations.title == tool.title, tool.name
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+        assert "\n " not in tool.description and tool.description == tool.description.strip(), tool.name
+    for name in READ_ONLY:
+        assert tools[name].annotations.read_only_hint is True, name
+    for name in DESTRUCTIVE:
+        hints = tools[name].annotations
+        assert hints.read_only_hint is False and hints.destructive_hint is True, name
+    assert tools["recall"].title == "Recall memory"
+
+
+def test_an_unknown_argument_is_refused_in_words_that_say_what_to_do(seeded):
+    async def body(s: ClientSession):
+        return (await s.call_tool("recall", {"query": "deploy", "topk": 3}),
+                await s.call_tool("recall", {"query": 42}),
+                await s.call_tool("topic_get", {}),
+                await s.call_tool("no_such_tool", {}))
+
+    unknown, wrong_type, missing, no_tool = run_session(seeded.root, body)
+    assert unknown.is_error and "recall does not take 'topk'" in text_of(unknown)
+    assert "it takes: query, since, until, budget, as_of, deep" in text_of(unknown)
+    assert wrong_type.is_error and "query: 42 is not of type 'string'" in text_of(wrong_type)
+    assert missing.is_error and "'ref' is a required property" in text_of(missing)
+    assert no_tool.is_error and "there is no tool 'no_such_tool'; the tools are: recall" in text_of(no_tool)
+    for result in (unknown, wrong_type, missing, no_tool):
+        assert "pydantic" not in text_of(result) and "Error executing tool" not in text_of(result)
+
+
+def test_topic_list_pages_with_limit_and_cursor(hash_vault):
+    for i in range(5):
+        create_topic(hash_vault, f"Topic {i}", now=NOW.replace(hour=i), facts=[f"Fact number {i}."])
+
+    async def body(s: ClientSession):
+        pages, cursor = [], None
+        while True:
+            args = {"limit": 2} | ({"cursor": cursor} if cursor else {})
+            page = (await s.call_tool("topic_list", args)).structured_content
+            pages.append(page)
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return pages, await s.call_tool("topic_list", {"cursor": "nonsense"})
+
+    pages, bad = run_session(hash_vault.root, body)
+    assert [[t["name"] for t in p["topics"]] for p in pages] == [["Topic 4", "Topic 3"], ["Topic 2", "Topic 1"],
+                                                                 ["Topic 0"]]
+    assert {p["total"] for p in pages} == {5}
+    assert bad.is_error and "next_cursor" in text_of(bad)
+
+
+def test_diff_since_a_date_takes_everything_since_that_date(hash_vault):
+    create_topic(hash_vault, "Garden", now=NOW, facts=["The shed is green."])
+
+    async def body(s: ClientSession):
+        day = NOW.strftime("%Y-%m-%d")
+        return (await s.call_tool("diff", {"since": day}),
+                await s.call_tool("diff", {"since": day, "until": day}))
+
+    since, window = run_session(hash_vault.root, body)
+    assert not since.is_error, text_of(since)
+    assert since.structured_content["window"]["end"] is None
+    assert [t["name"] for t in since.structured_content["topics"]] == ["Garden"]
+    assert window.structured_content["window"]["end"]

@@ -111,6 +111,29 @@ def check_arguments(name: str, args: Any) -> tuple[dict, list[str]]:
     return filled, problems(schema, filled)
 
 
+def list_topics(vault: Vault, *, limit: int = 50, cursor: str | None = None) -> dict:
+    """One page of topics, newest first; `next_cursor` continues where it ends (None on the last
+    page). A topic that cannot be read is named in `errors` instead of failing the list."""
+    try:
+        start = int(cursor or 0)
+        if start < 0:
+            raise ValueError
+    except ValueError:
+        raise ToolError(f"cursor {cursor!r} is not one this list gave",
+                        hint="pass the next_cursor of the page before, or leave cursor out for the first page") \
+            from None
+    problems: list[VaultError] = []
+    topics = vault.topics.all(on_error=problems.append)
+    topics.sort(key=lambda t: (t.last_seen.timestamp() if t.last_seen else 0, t.slug), reverse=True)
+    page = topics[start:start + limit]
+    end = start + len(page)
+    return {"topics": [{"id": t.id, "slug": t.slug, "name": t.name, "one_liner": t.one_liner,
+                        "last_seen": t.last_seen.isoformat() if t.last_seen else None, "facts": len(t.facts)}
+                       for t in page],
+            "total": len(topics), "next_cursor": str(end) if end < len(topics) else None,
+            "errors": [str(p) for p in problems]}
+
+
 class Toolbox:
     def __init__(self, vault: Vault, *, repo: Path | None = None, allowed: list[str] | None = None,
                  now: Callable[[], dt.datetime] | None = None, caller: str = "") -> None:
