@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import socket
 import subprocess
@@ -259,7 +260,7 @@ def test_a_server_started_without_a_vault_answers_every_call_with_what_to_do(tmp
 
 
 READ_ONLY = {"recall", "topic_get", "topic_list", "history", "diff", "time", "wake", "skills_search"}
-DESTRUCTIVE = {"sleep", "topic_upsert", "topic_link", "note"}
+DESTRUCTIVE = {"sleep", "topic_upsert", "topic_link", "note", "topic_fact"}
 
 
 def test_every_tool_has_a_title_annotations_a_dedented_description_and_a_closed_schema(seeded):
@@ -331,3 +332,37 @@ def test_diff_since_a_date_takes_everything_since_that_date(hash_vault):
     assert since.structured_content["window"]["end"] is None
     assert [t["name"] for t in since.structured_content["topics"]] == ["Garden"]
     assert window.structured_content["window"]["end"]
+
+
+def test_topic_fact_supersedes_or_removes_a_fact_citing_who_asked_and_when(hash_vault):
+    create_topic(hash_vault, "Billing", now=NOW, facts=["The invoice cutoff is the 25th.", "Invoices go out in EUR.",
+                                                       "Invoices go out by email."])
+
+    async def body(s: ClientSession):
+        return (await s.call_tool("topic_fact", {"topic": "billing", "fact": "cutoff is the 25th",
+                                                 "action": "supersede", "asked_by": "Ana",
+                                                 "replacement": "The invoice cutoff is the 28th.",
+                                                 "reason": "finance moved it"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "Invoices go out by email.",
+                                                 "action": "remove"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "invoice", "action": "remove"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "the 25th", "action": "remove"}),
+                await s.call_tool("recall", {"query": "when is the invoice cutoff?"}))
+
+    superseded, removed, ambiguous, gone, recalled = run_session(hash_vault.root, body)
+    assert not superseded.is_error, text_of(superseded)
+    assert superseded.structured_content["asked_by"] == "Ana" and superseded.structured_content["at"]
+    text = (hash_vault.root / "topics" / "billing.md").read_text()
+    day = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+    assert f"~~The invoice cutoff is the 25th.~~ (superseded {day} by Ana)" in text
+    assert "The invoice cutoff is the 28th." in text and "by email" not in text
+    assert removed.structured_content["asked_by"] == "an MCP client"
+    log = git(hash_vault.root, "log", "-2", "--format=%B")
+    assert "fact: supersede in Billing, asked by Ana" in log and "Reason: finance moved it" in log
+    assert "fact: remove in Billing, asked by an MCP client" in log and "Removed: Invoices go out by email." in log
+    assert ambiguous.is_error and "give more of the fact's text" in text_of(ambiguous)
+    assert gone.is_error and "no current fact" in text_of(gone) and "topic_get" in text_of(gone)
+    assert "28th" in text_of(recalled)
+    topic = hash_vault.topics.get("billing")
+    struck = [f for f in topic.facts if f.superseded]
+    assert [(f.text, f.superseded_by) for f in struck] == [("The invoice cutoff is the 25th.", "Ana")]

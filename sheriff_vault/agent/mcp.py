@@ -173,6 +173,14 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
                                     "open_loops": open_loops, "aliases": aliases}.items() if v}
         return upsert_topic(vault, update, now=_now(vault, None)).to_json()
 
+    def topic_fact(topic: str, fact: str, action: str, replacement: str = "", asked_by: str = "",
+                   reason: str = "") -> dict[str, Any]:
+        from sheriff_vault.store.edits import correct_fact
+
+        vault = opened()
+        return correct_fact(vault, topic, fact, action, now=_now(vault, None), replacement=replacement,
+                            asked_by=asked_by or "an MCP client", reason=reason).to_json()
+
     def topic_link(src: str, dst: str, type: str = "RELATES_TO", weight: float = 1.0) -> dict[str, Any]:
         from sheriff_vault.store.edits import link_topics
 
@@ -236,8 +244,8 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         ctx = {"topics": [vault.topics.get(ref).to_json() for ref in ctx_refs]} if ctx_refs else None
         return run(vault, skill_id, args or {}, ctx=ctx)
 
-    handlers = {fn.__name__: fn for fn in (recall, topic_get, topic_list, topic_upsert, topic_link, note, sleep,
-                                           wake, history, diff, time, skills_search, skills_run)}
+    handlers = {fn.__name__: fn for fn in (recall, topic_get, topic_list, topic_upsert, topic_fact, topic_link,
+                                           note, sleep, wake, history, diff, time, skills_search, skills_run)}
     for name, tool in TOOLS.items():
         if name in handlers:
             server.add_tool(_tool_errors(handlers[name]), name=name, title=tool.title,
