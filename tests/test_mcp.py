@@ -298,7 +298,7 @@ def test_an_unknown_argument_is_refused_in_words_that_say_what_to_do(seeded):
         assert "pydantic" not in text_of(result) and "Error executing tool" not in text_of(result)
 
 
-def test_topic_list_pages_with_limit_and_cursor(hash_vault):
+def test_topic_list_and_history_page_with_limit_and_cursor(hash_vault):
     for i in range(5):
         create_topic(hash_vault, f"Topic {i}", now=NOW.replace(hour=i), facts=[f"Fact number {i}."])
 
@@ -310,9 +310,16 @@ def test_topic_list_pages_with_limit_and_cursor(hash_vault):
             pages.append(page)
             cursor = page["next_cursor"]
             if cursor is None:
-                return pages, await s.call_tool("topic_list", {"cursor": "nonsense"})
+                break
+        await s.call_tool("topic_upsert", {"topic_id": "topic-0", "facts": ["A second fact."]})
+        first = (await s.call_tool("history", {"topic": "topic-0", "limit": 1})).structured_content
+        second = (await s.call_tool("history", {"topic": "topic-0", "limit": 1,
+                                                "cursor": first["next_cursor"]})).structured_content
+        return pages, await s.call_tool("topic_list", {"cursor": "nonsense"}), first, second
 
-    pages, bad = run_session(hash_vault.root, body)
+    pages, bad, first, second = run_session(hash_vault.root, body)
+    assert len(first["commits"]) == len(second["commits"]) == 1 and second["next_cursor"] is None
+    assert first["commits"][0]["sha"] != second["commits"][0]["sha"]
     assert [[t["name"] for t in p["topics"]] for p in pages] == [["Topic 4", "Topic 3"], ["Topic 2", "Topic 1"],
                                                                  ["Topic 0"]]
     assert {p["total"] for p in pages} == {5}

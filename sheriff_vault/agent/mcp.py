@@ -69,7 +69,7 @@ def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except VaultError as exc:
             raise McpToolError(str(exc)) from None
         except (ValueError, OSError) as exc:
-            raise McpToolError(f"{type(exc).__name__}: {exc}") from None
+            raise McpToolError(getattr(exc, "strerror", None) or str(exc)) from None
 
     return wrapper
 
@@ -155,36 +155,31 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         topic = opened().topics.get(ref)
         return f"<!-- {topic.rel} -->\n{topic.render()}"
 
-    def topic_list(limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
-        from sheriff_vault.agent.tools import list_topics
+    def run(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Tool `name` as the agent loop runs it (agent/tools.py), logged with the caller "mcp"."""
+        from sheriff_vault.agent.tools import Toolbox
 
-        return list_topics(opened(), limit=limit, cursor=cursor)
+        result = Toolbox(opened(), caller="mcp").call(name, {k: v for k, v in args.items() if v is not None})
+        if set(result) == {"error"}:
+            raise McpToolError(str(result["error"]))
+        return result
+
+    def topic_list(limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        return run("topic_list", {"limit": limit, "cursor": cursor})
 
     def topic_upsert(name: str | None = None, topic_id: str | None = None, one_liner: str | None = None,
                      facts: list[str] | None = None, open_loops: list[str] | None = None,
                      aliases: list[str] | None = None) -> dict[str, Any]:
-        vault = opened()
-        from sheriff_vault.store.edits import upsert_topic
-
-        if not (name or topic_id):
-            raise McpToolError("topic_upsert needs name (to create or find a topic) or topic_id (an existing "
-                               "one); call topic_list to see the topics there are")
-        update = {k: v for k, v in {"name": name, "topic_id": topic_id, "one_liner": one_liner, "facts": facts,
-                                    "open_loops": open_loops, "aliases": aliases}.items() if v}
-        return upsert_topic(vault, update, now=_now(vault, None)).to_json()
+        return run("topic_upsert", {"name": name, "topic_id": topic_id, "one_liner": one_liner, "facts": facts,
+                                    "open_loops": open_loops, "aliases": aliases})
 
     def topic_fact(topic: str, fact: str, action: str, replacement: str = "", asked_by: str = "",
                    reason: str = "") -> dict[str, Any]:
-        from sheriff_vault.store.edits import correct_fact
-
-        vault = opened()
-        return correct_fact(vault, topic, fact, action, now=_now(vault, None), replacement=replacement,
-                            asked_by=asked_by or "an MCP client", reason=reason).to_json()
+        return run("topic_fact", {"topic": topic, "fact": fact, "action": action, "replacement": replacement,
+                                  "asked_by": asked_by or "an MCP client", "reason": reason})
 
     def topic_link(src: str, dst: str, type: str = "RELATES_TO", weight: float = 1.0) -> dict[str, Any]:
-        from sheriff_vault.store.edits import link_topics
-
-        return link_topics(opened(), src, dst, type, weight).to_json()
+        return run("topic_link", {"src": src, "dst": dst, "type": type, "weight": weight})
 
     def note(role: str, text: str, name: str = "", turn_id: str = "") -> dict[str, Any]:
         from sheriff_vault.store.buffer import Turn, append_turns
@@ -195,41 +190,21 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
                 "note": "" if added else f"turn {turn_id} is already in the buffer"}
 
     def sleep(transcript_path: str | None = None, dry_run: bool = False, final: bool = False) -> dict[str, Any]:
-        from sheriff_vault.daemon.client import sleep as do_sleep
-
-        vault = opened()
-        read = None
-        if transcript_path:
-            from sheriff_vault.store.transcripts import load_file
-
-            read = load_file(Path(transcript_path).expanduser())
-        result = do_sleep(vault, read.turns if read else None, dry_run=dry_run, final=final)
-        if read is not None:
-            result.add_reading(read)
-        data = {k: v for k, v in result.to_json().items() if k != "subjects"}
-        return data | {"summary": result.describe()}
+        return run("sleep", {"transcript_path": transcript_path, "dry_run": dry_run, "final": final})
 
     def wake(message: str = "") -> str:
         from sheriff_vault.agent.wake import wake as do_wake
 
         return do_wake(opened(), message).bundle or "Memory is empty: nothing to resume."
 
-    def history(topic: str, limit: int = 20) -> list[dict[str, Any]]:
-        from sheriff_vault.retrieval.timetravel import history as topic_history
-
-        return [e.to_json() for e in topic_history(opened(), topic, limit=limit)]
+    def history(topic: str, limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+        return run("history", {"topic": topic, "limit": limit, "cursor": cursor})
 
     def diff(since: str, until: str | None = None) -> dict[str, Any]:
-        from sheriff_vault.retrieval.timetravel import diff_since
-
-        vault = opened()
-        return diff_since(vault, since, _now(vault, None), until=until, open_end=True)
+        return run("diff", {"since": since, "until": until})
 
     def time(phrase: str) -> dict[str, Any]:
-        from sheriff_vault.store.sleeps import resolve_time
-
-        vault = opened()
-        return resolve_time(vault, phrase, _now(vault, None), vault.config.timezone).to_json()
+        return run("time", {"phrase": phrase})
 
     def skills_search(query: str, k: int = 3) -> list[dict[str, Any]]:
         from sheriff_vault.agent.skills import search

@@ -168,11 +168,13 @@ TOOLS: dict[str, ToolDef] = {d.name: d for d in [
             {}, {"message": _str("The person's newest message, if any.", maxLength=20_000, default="")},
             read_only=True, idempotent=True),
     ToolDef("history", "Topic history", _doc("""
-        Every commit that changed a topic, newest first: what each added, removed or changed. Use it
-        to see how a fact came to be or when it changed."""),
+        Every commit that changed a topic, newest first: what each added, removed or changed, one
+        page at a time (`limit`, then `cursor` set to the page's `next_cursor` until it is null).
+        Use it to see how a fact came to be or when it changed."""),
             {"topic": _REF},
-            {"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20,
-                       "description": "Only the N newest commits."}},
+            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20,
+                       "description": f"At most this many commits in one page (1-{MAX_PAGE})."},
+             "cursor": _CURSOR},
             read_only=True, idempotent=True),
     ToolDef("diff", "What memory learned", _doc("""
         What memory learned in a time window, from the start of `since` to the end of `until` (now

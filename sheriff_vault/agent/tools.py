@@ -100,9 +100,8 @@ def check_arguments(name: str, args: Any) -> tuple[dict, list[str]]:
     return filled, problems(schema, filled)
 
 
-def list_topics(vault: Vault, *, limit: int = 50, cursor: str | None = None) -> dict:
-    """One page of topics, newest first; `next_cursor` continues where it ends (None on the last
-    page). A topic that cannot be read is named in `errors` instead of failing the list."""
+def _offset(cursor: str | None) -> int:
+    """Where a page starts: the `next_cursor` the page before gave (an offset), 0 without one."""
     try:
         start = int(cursor or 0)
         if start < 0:
@@ -111,6 +110,13 @@ def list_topics(vault: Vault, *, limit: int = 50, cursor: str | None = None) -> 
         raise ToolError(f"cursor {cursor!r} is not one this list gave",
                         hint="pass the next_cursor of the page before, or leave cursor out for the first page") \
             from None
+    return start
+
+
+def list_topics(vault: Vault, *, limit: int = 50, cursor: str | None = None) -> dict:
+    """One page of topics, newest first; `next_cursor` continues where it ends (None on the last
+    page). A topic that cannot be read is named in `errors` instead of failing the list."""
+    start = _offset(cursor)
     problems: list[VaultError] = []
     topics = vault.topics.all(on_error=problems.append)
     topics.sort(key=lambda t: (t.last_seen.timestamp() if t.last_seen else 0, t.slug), reverse=True)
@@ -220,10 +226,14 @@ class Toolbox:
     def wake(self, message: str = "") -> dict:
         return self.memory_wake(message)
 
-    def history(self, topic: str, limit: int = 20) -> dict:
+    def history(self, topic: str, limit: int = 20, cursor: str | None = None) -> dict:
         from sheriff_vault.retrieval.timetravel import history
 
-        return {"commits": [e.to_json() for e in history(self.vault, topic, limit=limit)]}
+        start = _offset(cursor)
+        entries = history(self.vault, topic, limit=start + limit + 1)
+        page = entries[start:start + limit]
+        return {"commits": [e.to_json() for e in page],
+                "next_cursor": str(start + limit) if len(entries) > start + limit else None}
 
     def diff(self, since: str, until: str | None = None) -> dict:
         from sheriff_vault.retrieval.timetravel import diff_since
