@@ -39,10 +39,22 @@ class ToolDef:
 
 def strict(schema: dict) -> dict:
     """An object schema OpenAI's strict mode accepts: every property required (an optional one as a
-    nullable type, its default dropped) and no others."""
+    nullable type), no others, and none of the keywords strict mode refuses (string lengths,
+    defaults); the host still checks those against the full schema (tools.check_arguments)."""
     optional = set(schema["properties"]) - set(schema.get("required", []))
-    props = {k: (nullable(_json_text(v)) if k in optional else _json_text(v)) for k, v in schema["properties"].items()}
+    props = {k: _plain(nullable(_json_text(v)) if k in optional else _json_text(v))
+             for k, v in schema["properties"].items()}
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+_NOT_STRICT = ("minLength", "maxLength", "default")
+
+
+def _plain(schema: dict) -> dict:
+    out = {k: v for k, v in schema.items() if k not in _NOT_STRICT}
+    if isinstance(out.get("items"), dict):
+        out["items"] = _plain(out["items"])
+    return out
 
 
 def _json_text(schema: dict) -> dict:
