@@ -35,9 +35,9 @@ def test_agent_recalls_unasked_calls_a_tool_and_answers(agent_vault, fake_openai
     first, second = fake_openai.requests[0], fake_openai.requests[1]
     assert "Memory (dated notes from past conversations" in first["instructions"]
     assert "Riverside Park" in first["instructions"]
-    assert {t["name"] for t in first["tools"]} >= {"topics_search", "topics_upsert", "skills_run", "repo_read_file"}
+    assert {t["name"] for t in first["tools"]} >= {"recall", "topic_upsert", "skills_run", "repo_read_file"}
     assert first["reasoning"]["effort"] == agent_vault.config.llm.agent_reasoning_effort
-    assert reply.tool_calls and reply.tool_calls[0]["name"] == "topics_search" and reply.tool_calls[0]["ok"]
+    assert reply.tool_calls and reply.tool_calls[0]["name"] == "recall" and reply.tool_calls[0]["ok"]
     outputs = [i for i in second["input"] if i.get("type") == "function_call_output"]
     assert "Riverside Park" in outputs[0]["output"]
     assert second["previous_response_id"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import socket
 import subprocess
@@ -101,7 +102,7 @@ def test_bad_arguments_are_error_results_and_the_server_survives(seeded):
     for label, result in out.items():
         assert result.is_error, label
     assert "no topic matches 'no-such-topic'" in text_of(out["no topic"])
-    assert "give name" in text_of(out["nameless upsert"])
+    assert "needs name" in text_of(out["nameless upsert"])
     assert missing_resource and "no-such-topic" in missing_resource
     assert not after.is_error and "make stage-up" in text_of(after)
 
@@ -256,3 +257,119 @@ def test_a_server_started_without_a_vault_answers_every_call_with_what_to_do(tmp
         message = text_of(result)
         assert "started without a vault" in message and "--vault" in message and "SHERIFF_VAULT" in message
     assert "--vault" in wake
+
+
+READ_ONLY = {"recall", "topic_get", "topic_list", "history", "diff", "time", "wake", "skills_search"}
+DESTRUCTIVE = {"sleep", "topic_upsert", "topic_link", "note", "topic_fact"}
+
+
+def test_every_tool_has_a_title_annotations_a_dedented_description_and_a_closed_schema(seeded):
+    async def body(s: ClientSession):
+        return (await s.list_tools()).tools
+
+    tools = {t.name: t for t in run_session(seeded.root, body)}
+    assert READ_ONLY | DESTRUCTIVE <= set(tools)
+    for tool in tools.values():
+        assert tool.title and tool.annotations and tool.annotations.title == tool.title, tool.name
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+        assert "\n " not in tool.description and tool.description == tool.description.strip(), tool.name
+    for name in READ_ONLY:
+        assert tools[name].annotations.read_only_hint is True, name
+    for name in DESTRUCTIVE:
+        hints = tools[name].annotations
+        assert hints.read_only_hint is False and hints.destructive_hint is True, name
+    assert tools["recall"].title == "Recall memory"
+
+
+def test_an_unknown_argument_is_refused_in_words_that_say_what_to_do(seeded):
+    async def body(s: ClientSession):
+        return (await s.call_tool("recall", {"query": "deploy", "topk": 3}),
+                await s.call_tool("recall", {"query": 42}),
+                await s.call_tool("topic_get", {}),
+                await s.call_tool("no_such_tool", {}))
+
+    unknown, wrong_type, missing, no_tool = run_session(seeded.root, body)
+    assert unknown.is_error and "recall does not take 'topk'" in text_of(unknown)
+    assert "it takes: query, since, until, budget, as_of, deep" in text_of(unknown)
+    assert wrong_type.is_error and "query: 42 is not of type 'string'" in text_of(wrong_type)
+    assert missing.is_error and "'ref' is a required property" in text_of(missing)
+    assert no_tool.is_error and "there is no tool 'no_such_tool'; the tools are: recall" in text_of(no_tool)
+    for result in (unknown, wrong_type, missing, no_tool):
+        assert "pydantic" not in text_of(result) and "Error executing tool" not in text_of(result)
+
+
+def test_topic_list_and_history_page_with_limit_and_cursor(hash_vault):
+    for i in range(5):
+        create_topic(hash_vault, f"Topic {i}", now=NOW.replace(hour=i), facts=[f"Fact number {i}."])
+
+    async def body(s: ClientSession):
+        pages, cursor = [], None
+        while True:
+            args = {"limit": 2} | ({"cursor": cursor} if cursor else {})
+            page = (await s.call_tool("topic_list", args)).structured_content
+            pages.append(page)
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        await s.call_tool("topic_upsert", {"topic_id": "topic-0", "facts": ["A second fact."]})
+        first = (await s.call_tool("history", {"topic": "topic-0", "limit": 1})).structured_content
+        second = (await s.call_tool("history", {"topic": "topic-0", "limit": 1,
+                                                "cursor": first["next_cursor"]})).structured_content
+        return pages, await s.call_tool("topic_list", {"cursor": "nonsense"}), first, second
+
+    pages, bad, first, second = run_session(hash_vault.root, body)
+    assert len(first["commits"]) == len(second["commits"]) == 1 and second["next_cursor"] is None
+    assert first["commits"][0]["sha"] != second["commits"][0]["sha"]
+    assert [[t["name"] for t in p["topics"]] for p in pages] == [["Topic 4", "Topic 3"], ["Topic 2", "Topic 1"],
+                                                                 ["Topic 0"]]
+    assert {p["total"] for p in pages} == {5}
+    assert bad.is_error and "next_cursor" in text_of(bad)
+
+
+def test_diff_since_a_date_takes_everything_since_that_date(hash_vault):
+    create_topic(hash_vault, "Garden", now=NOW, facts=["The shed is green."])
+
+    async def body(s: ClientSession):
+        day = NOW.strftime("%Y-%m-%d")
+        return (await s.call_tool("diff", {"since": day}),
+                await s.call_tool("diff", {"since": day, "until": day}))
+
+    since, window = run_session(hash_vault.root, body)
+    assert not since.is_error, text_of(since)
+    assert since.structured_content["window"]["end"] is None
+    assert [t["name"] for t in since.structured_content["topics"]] == ["Garden"]
+    assert window.structured_content["window"]["end"]
+
+
+def test_topic_fact_supersedes_or_removes_a_fact_citing_who_asked_and_when(hash_vault):
+    create_topic(hash_vault, "Billing", now=NOW, facts=["The invoice cutoff is the 25th.", "Invoices go out in EUR.",
+                                                       "Invoices go out by email."])
+
+    async def body(s: ClientSession):
+        return (await s.call_tool("topic_fact", {"topic": "billing", "fact": "cutoff is the 25th",
+                                                 "action": "supersede", "asked_by": "Ana",
+                                                 "replacement": "The invoice cutoff is the 28th.",
+                                                 "reason": "finance moved it"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "Invoices go out by email.",
+                                                 "action": "remove"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "invoice", "action": "remove"}),
+                await s.call_tool("topic_fact", {"topic": "billing", "fact": "the 25th", "action": "remove"}),
+                await s.call_tool("recall", {"query": "when is the invoice cutoff?"}))
+
+    superseded, removed, ambiguous, gone, recalled = run_session(hash_vault.root, body)
+    assert not superseded.is_error, text_of(superseded)
+    assert superseded.structured_content["asked_by"] == "Ana" and superseded.structured_content["at"]
+    text = (hash_vault.root / "topics" / "billing.md").read_text()
+    day = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+    assert f"~~The invoice cutoff is the 25th.~~ (superseded {day} by Ana)" in text
+    assert "The invoice cutoff is the 28th." in text and "by email" not in text
+    assert removed.structured_content["asked_by"] == "an MCP client"
+    log = git(hash_vault.root, "log", "-2", "--format=%B")
+    assert "fact: supersede in Billing, asked by Ana" in log and "Reason: finance moved it" in log
+    assert "fact: remove in Billing, asked by an MCP client" in log and "Removed: Invoices go out by email." in log
+    assert ambiguous.is_error and "give more of the fact's text" in text_of(ambiguous)
+    assert gone.is_error and "no current fact" in text_of(gone) and "topic_get" in text_of(gone)
+    assert "28th" in text_of(recalled)
+    topic = hash_vault.topics.get("billing")
+    struck = [f for f in topic.facts if f.superseded]
+    assert [(f.text, f.superseded_by) for f in struck] == [("The invoice cutoff is the 25th.", "Ana")]

@@ -12,14 +12,14 @@ import datetime as dt
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, UnexpectedToolError
 from mcp.server.mcpserver.exceptions import ToolError as McpToolError
-from mcp.types import Resource
-from pydantic import Field
+from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 
+from sheriff_vault.agent.registry import TOOLS, ToolDef, check
 from sheriff_vault.errors import TopicNotFound, VaultError, VaultNotFound
 from sheriff_vault.store.vault import Vault
 
@@ -33,7 +33,6 @@ inside memory. Save what should outlive this session with `topic_upsert` (a dura
 `note` (a conversation turn that `sleep` will later compact into topics); when the session ends,
 call `sleep` with `final: true` so its last turns are compacted too."""
 
-Text = Annotated[str, Field(min_length=1, max_length=20_000)]
 NO_VAULT_HINT = ('start it with `vault mcp --vault PATH` (in the client\'s config: "args": ["mcp", "--vault", '
                  '"/path/to/vault"]) or set SHERIFF_VAULT=PATH in its environment; `vault init PATH` makes one')
 
@@ -70,17 +69,45 @@ def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except VaultError as exc:
             raise McpToolError(str(exc)) from None
         except (ValueError, OSError) as exc:
-            raise McpToolError(f"{type(exc).__name__}: {exc}") from None
+            raise McpToolError(getattr(exc, "strerror", None) or str(exc)) from None
 
     return wrapper
 
 
+def _annotations(tool: ToolDef) -> ToolAnnotations:
+    """What an approval UI needs to tell the tools apart: reads memory only, or may change it."""
+    if tool.read_only:
+        return ToolAnnotations(title=tool.title, read_only_hint=True, open_world_hint=False)
+    return ToolAnnotations(title=tool.title, read_only_hint=False, destructive_hint=tool.destructive,
+                           idempotent_hint=tool.idempotent, open_world_hint=False)
+
+
+def _refused(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
 class VaultServer(MCPServer):
-    """MCPServer that lists every topic as a `vault://topic/<slug>` resource, as the files are now."""
+    """MCPServer that checks every call's arguments against the tool registry (an unknown argument
+    is refused), answers errors in our words, and lists every topic as a `vault://topic/<slug>`
+    resource, as the files are now."""
 
     def __init__(self, root: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.vault_root = root
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in TOOLS or self._tool_manager.get_tool(name) is None:
+            known = ", ".join(t.name for t in self._tool_manager.list_tools())
+            return _refused(f"there is no tool {name!r}; the tools are: {known}")
+        if wrong := check(name, arguments):
+            return _refused(wrong)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except McpToolError as exc:  # the SDK prefixes "Error executing tool X: "; keep our sentence only
+            cause = exc.__cause__
+            return _refused(str(cause) if isinstance(cause, McpToolError) else str(exc))
 
     async def list_resources(self) -> list[Resource]:
         found = await super().list_resources()
@@ -109,23 +136,8 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
     def opened() -> Vault:
         return _open(root, missing)
 
-    @server.tool()
-    @_tool_errors
-    def recall(
-        query: Annotated[str, Field(min_length=1, max_length=20_000,
-                                    description="The person's message or a question; a time phrase in it "
-                                                "(last week, in May, before you slept) narrows the window.")],
-        since: Annotated[str | None, Field(description="Only memory from this time on, e.g. 'last week'.")] = None,
-        until: Annotated[str | None, Field(description="Only memory up to the end of this time.")] = None,
-        budget: Annotated[int | None, Field(ge=100, le=200_000, description="Characters of Markdown.")] = None,
-        as_of: Annotated[str | None, Field(description="Answer from memory as it was then: a phrase, date "
-                                                       "or commit.")] = None,
-        deep: Annotated[bool, Field(description="Search wider: more topics, one hop along links.")] = False,
-    ) -> str:
-        """Recall what memory holds about a message: the relevant topics with their dated, cited facts, as
-        Markdown ready to read. Call it before answering anything that may depend on earlier sessions
-        (decisions, names, numbers, open work). Facts carry dates; prefer the newest and verify before
-        acting. Returns a short note when nothing matches."""
+    def recall(query: str, since: str | None = None, until: str | None = None, budget: int | None = None,
+               as_of: str | None = None, deep: bool = False) -> str:
         vault = opened()
         kwargs: dict[str, Any] = {"since": since, "until": until, "deep": deep}
         if as_of:
@@ -139,81 +151,37 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         warnings = "".join(f"\n(warning: {w})" for w in reply.json.get("warnings", []))
         return (reply.markdown or "Nothing in memory matches this.") + warnings
 
-    @server.tool()
-    @_tool_errors
-    def topic_get(ref: Annotated[str, Field(min_length=1, max_length=500,
-                                            description="A topic id, slug, name or alias.")]) -> str:
-        """Read one whole topic as Markdown (frontmatter, facts with dates and citations, open loops,
-        events, links). Use it after `recall` or `topic_list` named a topic you need in full."""
+    def topic_get(ref: str) -> str:
         topic = opened().topics.get(ref)
         return f"<!-- {topic.rel} -->\n{topic.render()}"
 
-    @server.tool()
-    @_tool_errors
-    def topic_list() -> dict[str, Any]:
-        """List every topic, newest first: id, slug, name, one-liner, when last seen and how many facts.
-        Use it to see what memory covers; use `recall` to search it."""
-        vault = opened()
-        problems: list[VaultError] = []
-        topics = vault.topics.all(on_error=problems.append)
-        topics.sort(key=lambda t: (t.last_seen.timestamp() if t.last_seen else 0, t.slug), reverse=True)
-        return {"topics": [{"id": t.id, "slug": t.slug, "name": t.name, "one_liner": t.one_liner,
-                            "last_seen": t.last_seen.isoformat() if t.last_seen else None, "facts": len(t.facts)}
-                           for t in topics],
-                "errors": [str(p) for p in problems]}
+    def run(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Tool `name` as the agent loop runs it (agent/tools.py), logged with the caller "mcp"."""
+        from sheriff_vault.agent.tools import Toolbox
 
-    @server.tool()
-    @_tool_errors
-    def topic_upsert(
-        name: Annotated[str | None, Field(max_length=200, description="The topic's name; a new topic "
-                                                                       "needs one.")] = None,
-        topic_id: Annotated[str | None, Field(max_length=500, description="An existing topic's id, slug or "
-                                                                           "name.")] = None,
-        one_liner: Annotated[str | None, Field(max_length=500, description="One sentence recall matches "
-                                                                            "on.")] = None,
-        facts: Annotated[list[str] | None, Field(max_length=50, description="Short facts to add, dated "
-                                                                             "now.")] = None,
-        open_loops: Annotated[list[str] | None, Field(max_length=50, description="Unfinished work to "
-                                                                                  "remember.")] = None,
-        aliases: Annotated[list[str] | None, Field(max_length=20, description="Other names for it.")] = None,
-    ) -> dict[str, Any]:
-        """Create a topic or add to one, as one git commit. Use it for durable knowledge worth keeping
-        past this session: a decision, a preference, a number, a name. Keep each fact one short
-        sentence. Facts already there are not duplicated. Returns the topic's path, id and commit."""
-        vault = opened()
-        from sheriff_vault.store.edits import upsert_topic
+        result = Toolbox(opened(), caller="mcp").call(name, {k: v for k, v in args.items() if v is not None})
+        if set(result) == {"error"}:
+            raise McpToolError(str(result["error"]))
+        return result
 
-        if not (name or topic_id):
-            raise McpToolError("give name (to create or find a topic) or topic_id (an existing one)")
-        update = {k: v for k, v in {"name": name, "topic_id": topic_id, "one_liner": one_liner, "facts": facts,
-                                    "open_loops": open_loops, "aliases": aliases}.items() if v}
-        return upsert_topic(vault, update, now=_now(vault, None)).to_json()
+    def topic_list(limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        return run("topic_list", {"limit": limit, "cursor": cursor})
 
-    @server.tool()
-    @_tool_errors
-    def topic_link(
-        src: Annotated[str, Field(min_length=1, max_length=500, description="The topic the link starts at.")],
-        dst: Annotated[str, Field(min_length=1, max_length=500, description="The topic it points to.")],
-        type: Literal["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"] = "RELATES_TO",
-        weight: Annotated[float, Field(ge=-10, le=10, description="Added to the link's weight.")] = 1.0,
-    ) -> dict[str, Any]:
-        """Link two topics (or strengthen their link) so deep recall of one also brings the other.
-        One git commit."""
-        from sheriff_vault.store.edits import link_topics
+    def topic_upsert(name: str | None = None, topic_id: str | None = None, one_liner: str | None = None,
+                     facts: list[str] | None = None, open_loops: list[str] | None = None,
+                     aliases: list[str] | None = None) -> dict[str, Any]:
+        return run("topic_upsert", {"name": name, "topic_id": topic_id, "one_liner": one_liner, "facts": facts,
+                                    "open_loops": open_loops, "aliases": aliases})
 
-        return link_topics(opened(), src, dst, type, weight).to_json()
+    def topic_fact(topic: str, fact: str, action: str, replacement: str = "", asked_by: str = "",
+                   reason: str = "") -> dict[str, Any]:
+        return run("topic_fact", {"topic": topic, "fact": fact, "action": action, "replacement": replacement,
+                                  "asked_by": asked_by or "an MCP client", "reason": reason})
 
-    @server.tool()
-    @_tool_errors
-    def note(
-        role: Literal["user", "assistant", "system", "tool"],
-        text: Annotated[str, Field(min_length=1, max_length=200_000, description="What was said.")],
-        name: Annotated[str, Field(max_length=100, description="The speaker's name, kept in facts.")] = "",
-        turn_id: Annotated[str, Field(max_length=100, description="An id to cite the turn by; a turn "
-                                                                   "already noted with it is skipped.")] = "",
-    ) -> dict[str, Any]:
-        """Append one conversation turn to the vault's buffer; `sleep` later compacts the buffer into
-        topics. Use it for things said in this session that memory should keep. Returns the turn id."""
+    def topic_link(src: str, dst: str, type: str = "RELATES_TO", weight: float = 1.0) -> dict[str, Any]:
+        return run("topic_link", {"src": src, "dst": dst, "type": type, "weight": weight})
+
+    def note(role: str, text: str, name: str = "", turn_id: str = "") -> dict[str, Any]:
         from sheriff_vault.store.buffer import Turn, append_turns
 
         vault = opened()
@@ -221,106 +189,45 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         return {"added": [t.to_json() for t in added],
                 "note": "" if added else f"turn {turn_id} is already in the buffer"}
 
-    @server.tool()
-    @_tool_errors
-    def sleep(
-        transcript_path: Annotated[str | None, Field(description="A transcript file to sleep: Claude Code "
-                                                     "session JSONL, Codex rollout JSONL, or the vault's JSONL or "
-                                                     "Markdown. Omit to sleep the buffer `note` fills.")] = None,
-        dry_run: bool = False,
-        final: Annotated[bool, Field(description="The session ends: compact every turn, keeping no tail.")] = False,
-    ) -> dict[str, Any]:
-        """Compact the conversation into topics now, as one git commit, keeping the last turns as the
-        tail (you still hold them in context), or none with `final` when the session ends. Sleeping
-        a transcript again after it grew sleeps only the new turns. Returns the topics created and
-        updated and the commit."""
-        from sheriff_vault.daemon.client import sleep as do_sleep
+    def sleep(transcript_path: str | None = None, dry_run: bool = False, final: bool = False) -> dict[str, Any]:
+        return run("sleep", {"transcript_path": transcript_path, "dry_run": dry_run, "final": final})
 
-        vault = opened()
-        read = None
-        if transcript_path:
-            from sheriff_vault.store.transcripts import load_file
-
-            read = load_file(Path(transcript_path).expanduser())
-        result = do_sleep(vault, read.turns if read else None, dry_run=dry_run, final=final)
-        if read is not None:
-            result.add_reading(read)
-        data = {k: v for k, v in result.to_json().items() if k != "subjects"}
-        return data | {"summary": result.describe()}
-
-    @server.tool()
-    @_tool_errors
-    def wake(message: Annotated[str, Field(max_length=20_000, description="The person's newest message, "
-                                                                            "if any.")] = "") -> str:
-        """The context to resume with: whether to resume or confirm the work in progress, the recent
-        turns, recalled memory and recently used skills, as Markdown. Call it when a session starts or
-        resumes, before the first answer."""
+    def wake(message: str = "") -> str:
         from sheriff_vault.agent.wake import wake as do_wake
 
         return do_wake(opened(), message).bundle or "Memory is empty: nothing to resume."
 
-    @server.tool()
-    @_tool_errors
-    def history(
-        topic: Annotated[str, Field(min_length=1, max_length=500, description="A topic id, slug, name or alias.")],
-        limit: Annotated[int | None, Field(ge=1, le=1000, description="Only the N newest commits.")] = 20,
-    ) -> list[dict[str, Any]]:
-        """Every commit that changed a topic, newest first: what each added, removed or changed. Use it
-        to see how a fact came to be or when it changed."""
-        from sheriff_vault.retrieval.timetravel import history as topic_history
+    def history(topic: str, limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+        return run("history", {"topic": topic, "limit": limit, "cursor": cursor})
 
-        return [e.to_json() for e in topic_history(opened(), topic, limit=limit)]
+    def diff(since: str, until: str | None = None) -> dict[str, Any]:
+        return run("diff", {"since": since, "until": until})
 
-    @server.tool()
-    @_tool_errors
-    def diff(
-        since: Annotated[str, Field(min_length=1, max_length=200, description="The window: yesterday, last "
-                                                                               "week, since you slept, 2023-05-10...")],
-        until: Annotated[str | None, Field(max_length=200, description="End the window at the end of "
-                                                                        "this time.")] = None,
-    ) -> dict[str, Any]:
-        """What memory learned in a time window: facts added, removed and changed, per topic, with the
-        commits. Use it for "what changed since yesterday" questions."""
-        from sheriff_vault.retrieval.timetravel import diff_since
+    def time(phrase: str) -> dict[str, Any]:
+        return run("time", {"phrase": phrase})
 
-        vault = opened()
-        return diff_since(vault, since, _now(vault, None), until=until)
-
-    @server.tool()
-    @_tool_errors
-    def time(phrase: Annotated[str, Field(min_length=1, max_length=200, description=(
-            "e.g. 'last week', 'before you slept', 'two sleeps ago'."))]) -> dict[str, Any]:
-        """Resolve a time phrase to the UTC window memory uses for it (start and end, ISO-8601) and
-        the commits it covers (`commits.range`, git notation)."""
-        from sheriff_vault.store.sleeps import resolve_time
-
-        vault = opened()
-        return resolve_time(vault, phrase, _now(vault, None), vault.config.timezone).to_json()
-
-    @server.tool()
-    @_tool_errors
-    def skills_search(query: Text, k: Annotated[int, Field(ge=1, le=20)] = 3) -> list[dict[str, Any]]:
-        """Find the vault's skills (small reviewed programs) that fit a task, best first, with the
-        arguments each takes. Run one with `skills_run`."""
+    def skills_search(query: str, k: int = 3) -> list[dict[str, Any]]:
         from sheriff_vault.agent.skills import search
 
         return [s.summary() | {"score": score} for s, score in search(opened(), query, k)]
 
-    @server.tool()
-    @_tool_errors
-    def skills_run(
-        skill_id: Annotated[str, Field(min_length=1, max_length=200)],
-        args: Annotated[dict[str, Any] | None, Field(description="The skill's arguments as an object.")] = None,
-        ctx_refs: Annotated[list[str] | None, Field(max_length=20, description="Topics (ids, slugs or names) "
-                                                    "the skill gets as context.")] = None,
-    ) -> dict[str, Any]:
-        """Run a skill by id with arguments and return its JSON result. It may use only the tools its
-        manifest lists; arguments its inputs schema refuses are an error before it starts."""
+    def skills_run(skill_id: str, args: dict[str, Any] | None = None,
+                   ctx_refs: list[str] | None = None) -> dict[str, Any]:
         from sheriff_vault.agent.skills import run
 
         vault = opened()
         ctx = {"topics": [vault.topics.get(ref).to_json() for ref in ctx_refs]} if ctx_refs else None
         return run(vault, skill_id, args or {}, ctx=ctx)
+
+    handlers = {fn.__name__: fn for fn in (recall, topic_get, topic_list, topic_upsert, topic_fact, topic_link,
+                                           note, sleep, wake, history, diff, time, skills_search, skills_run)}
+    for name, tool in TOOLS.items():
+        if name in handlers:
+            server.add_tool(_tool_errors(handlers[name]), name=name, title=tool.title,
+                            description=tool.description, annotations=_annotations(tool))
+            registered = server._tool_manager.get_tool(name)
+            assert registered is not None
+            registered.parameters = tool.input_schema()  # what clients see; call_tool checks arguments by it
 
     @server.resource("vault://topic/{slug}", mime_type="text/markdown")
     def topic_resource(slug: str) -> str:

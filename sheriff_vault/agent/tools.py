@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sheriff_vault.agent.registry import LINK_TYPES, TOOLS, strict
 from sheriff_vault.errors import ToolError, VaultError
 from sheriff_vault.store.logs import args_hash, write_log
 from sheriff_vault.store.skills import canonical
@@ -28,20 +29,9 @@ MAX_READ = 1024 * 1024
 PRESETS = {"full": [], "last_failed": ["--lf"], "first_failure": ["-x"]}  # repo_run_tests presets (pytest flags)
 
 
-def _nullable(schema: dict) -> dict:
-    """An optional argument in strict mode: present, but allowed to be null."""
-    kind = schema["type"]
-    out = schema | {"type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
-    if "enum" in schema:
-        out["enum"] = [*schema["enum"], None]
-    return out
-
-
 def _obj(required: dict, optional: dict | None = None) -> dict:
-    """An object schema OpenAI's strict mode accepts: every property listed in `required` (the
-    optional ones as nullable types) and no others (additionalProperties false)."""
-    props = required | {k: _nullable(v) for k, v in (optional or {}).items()}
-    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    """An object schema OpenAI's strict mode accepts (see registry.strict)."""
+    return strict({"type": "object", "properties": required | (optional or {}), "required": list(required)})
 
 
 _S = {"type": "string"}
@@ -53,32 +43,8 @@ _FILTERS = _obj({}, {"kinds": {"type": "array", "items": {"type": "string", "enu
                                "description": "keep only these kinds of item (loop = open question or task)"},
                      "topics": _LIST | {"description": "keep only these topics (ids, slugs or names)"}})
 _NUMBER = _obj({"key": _S, "value": {"type": "number"}}, {"unit": _S})
-SPECS: dict[str, tuple[str, dict]] = {
-    "topics_search": ("Find the topics and dated facts that matter for a query. A time phrase in the query "
-                      "(last week, before you slept) or time_window restricts the window; filters narrow the "
-                      "result to some kinds of item or some topics; deep searches wider.",
-                      _obj({"query": _S}, {"time_window": _WINDOW, "k": {"type": "integer", "minimum": 1,
-                                                                          "maximum": 50},
-                                          "filters": _FILTERS, "deep": {"type": "boolean"}})),
-    "topics_get": ("Read whole topics by id, slug or name (at most 20).",
-                   _obj({"topic_ids": _LIST | {"maxItems": 20}})),
-    "topics_upsert": ("Create or update a topic: name (new) or topic_id (existing), optional one_liner, aliases, "
-                      "facts, open_loops, numbers [{key, value, unit}].",
-                      _obj({}, {"topic_id": _S, "name": _S, "one_liner": _S, "aliases": _LIST, "facts": _LIST,
-                                "open_loops": _LIST, "numbers": {"type": "array", "items": _NUMBER}})),
-    "topics_link": ("Add or strengthen a link between two topics.",
-                    _obj({"from": _S, "to": _S},
-                         {"type": {"type": "string", "enum": ["RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV"]},
-                          "weight_delta": {"type": "number"}})),
-    "memory_sleep": ("Compact the conversation buffer into topics now (one git commit).", _obj({})),
-    "memory_wake": ("Load the wake context: resume state, recent turns, memory and skills for a message.",
-                    _obj({}, {"user_msg": _S})),
-    "skills_search": ("Find skills for a task.", _obj({"query": _S}, {"k": {"type": "integer", "minimum": 1,
-                                                                             "maximum": 10}})),
-    "skills_run": ("Run a skill. args is the skill's arguments as a JSON object in a string, e.g. "
-                   "'{\"path\": \"pkg/a.py\"}' (see the skill's inputs); ctx_refs names topics (ids, slugs or "
-                   "names) the skill gets as context.",
-                   _obj({"skill_id": _S}, {"args": _S, "ctx_refs": _LIST | {"maxItems": 20}})),
+MCP_ONLY = {"note"}  # the awake loop notes every turn itself
+REPO: dict[str, tuple[str, dict]] = {
     "repo_list_files": ("List repository files matching a glob (default all).", _obj({}, {"pattern": _S})),
     "repo_read_file": ("Read a text file from the repository.", _obj({"path": _S})),
     "repo_write_file": ("Write a text file in the repository.", _obj({"path": _S, "content": _S})),
@@ -88,12 +54,35 @@ SPECS: dict[str, tuple[str, dict]] = {
                        _obj({}, {"preset": {"type": "string", "enum": list(PRESETS)},
                                  "paths": _LIST | {"maxItems": 50}})),
 }
+# The names skills and older callers used before the memory tools took their MCP names; callable,
+# never offered to the model.
+LEGACY: dict[str, tuple[str, dict]] = {
+    "topics_search": ("Find the topics and dated facts that matter for a query (use recall).",
+                      _obj({"query": _S}, {"time_window": _WINDOW, "k": {"type": "integer", "minimum": 1,
+                                                                          "maximum": 50},
+                                          "filters": _FILTERS, "deep": {"type": "boolean"}})),
+    "topics_get": ("Read whole topics by id, slug or name (use topic_get).",
+                   _obj({"topic_ids": _LIST | {"maxItems": 20}})),
+    "topics_upsert": ("Create or update a topic (use topic_upsert).",
+                      _obj({}, {"topic_id": _S, "name": _S, "one_liner": _S, "aliases": _LIST, "facts": _LIST,
+                                "open_loops": _LIST, "numbers": {"type": "array", "items": _NUMBER}})),
+    "topics_link": ("Add or strengthen a link between two topics (use topic_link).",
+                    _obj({"from": _S, "to": _S},
+                         {"type": {"type": "string", "enum": LINK_TYPES}, "weight_delta": {"type": "number"}})),
+    "memory_sleep": ("Compact the conversation buffer into topics now (use sleep).", _obj({})),
+    "memory_wake": ("Load the wake context (use wake).", _obj({}, {"user_msg": _S})),
+}
+OFFERED: dict[str, tuple[str, dict]] = {
+    name: (tool.description, tool.strict_schema()) for name, tool in TOOLS.items() if name not in MCP_ONLY} | REPO
+SPECS: dict[str, tuple[str, dict]] = OFFERED | LEGACY
 
 
 def tool_specs(allowed: set[str] | None = None) -> list[dict]:
-    """The host tools in the Responses API's function-tool shape, strict (what `vault tools` prints)."""
+    """The tools offered to the model in the Responses API's function-tool shape, strict (what
+    `vault tools` prints): the memory tools from the registry `vault mcp` serves, and the repository
+    tools."""
     return [{"type": "function", "name": name, "description": desc, "parameters": params, "strict": True}
-            for name, (desc, params) in SPECS.items() if allowed is None or name in allowed]
+            for name, (desc, params) in OFFERED.items() if allowed is None or name in allowed]
 
 
 def check_arguments(name: str, args: Any) -> tuple[dict, list[str]]:
@@ -108,7 +97,42 @@ def check_arguments(name: str, args: Any) -> tuple[dict, list[str]]:
     for key, prop in schema["properties"].items():
         if key not in filled and "null" in prop.get("type", []):
             filled[key] = None
-    return filled, problems(schema, filled)
+    found = problems(schema, filled)
+    if not found and name in TOOLS:  # the limits strict mode cannot carry (lengths), as `vault mcp` checks them
+        full = TOOLS[name].input_schema()
+        given = {k: v for k, v in filled.items() if v is not None
+                 and not (isinstance(v, str) and full["properties"][k].get("type") == "object")}
+        found = problems(full, given)
+    return filled, found
+
+
+def _offset(cursor: str | None) -> int:
+    """Where a page starts: the `next_cursor` the page before gave (an offset), 0 without one."""
+    try:
+        start = int(cursor or 0)
+        if start < 0:
+            raise ValueError
+    except ValueError:
+        raise ToolError(f"cursor {cursor!r} is not one this list gave",
+                        hint="pass the next_cursor of the page before, or leave cursor out for the first page") \
+            from None
+    return start
+
+
+def list_topics(vault: Vault, *, limit: int = 50, cursor: str | None = None) -> dict:
+    """One page of topics, newest first; `next_cursor` continues where it ends (None on the last
+    page). A topic that cannot be read is named in `errors` instead of failing the list."""
+    start = _offset(cursor)
+    problems: list[VaultError] = []
+    topics = vault.topics.all(on_error=problems.append)
+    topics.sort(key=lambda t: (t.last_seen.timestamp() if t.last_seen else 0, t.slug), reverse=True)
+    page = topics[start:start + limit]
+    end = start + len(page)
+    return {"topics": [{"id": t.id, "slug": t.slug, "name": t.name, "one_liner": t.one_liner,
+                        "last_seen": t.last_seen.isoformat() if t.last_seen else None, "facts": len(t.facts)}
+                       for t in page],
+            "total": len(topics), "next_cursor": str(end) if end < len(topics) else None,
+            "errors": [str(p) for p in problems]}
 
 
 class Toolbox:
@@ -152,7 +176,82 @@ class Toolbox:
         except OSError as exc:  # EACCES, EISDIR, ENAMETOOLONG...: the model can fix its call, so tell it
             return {"error": f"{name} failed: {exc.strerror or exc}"}
 
-    # -- memory ----------------------------------------------------------------------------
+    # -- memory (the registry's tools, as `vault mcp` serves them) ---------------------------
+    def recall(self, query: str, since: str | None = None, until: str | None = None, budget: int | None = None,
+               as_of: str | None = None, deep: bool = False) -> dict:
+        if as_of:
+            from sheriff_vault.retrieval.timetravel import recall_as_of
+
+            reply = recall_as_of(self.vault, as_of, query, budget=budget, since=since, until=until, deep=deep)
+        else:
+            from sheriff_vault.daemon.client import recall
+
+            reply = recall(self.vault, query, budget=budget, since=since, until=until, deep=deep, now=self.now())
+        return {"markdown": reply.markdown or "Nothing in memory matches this.", "topics": reply.json["topics"],
+                "window": reply.json.get("window"), "warnings": reply.json.get("warnings", [])}
+
+    def topic_get(self, ref: str) -> dict:
+        topic = self.vault.topics.get(ref)
+        return {"path": topic.rel, "markdown": topic.render()}
+
+    def topic_list(self, limit: int = 50, cursor: str | None = None) -> dict:
+        return list_topics(self.vault, limit=limit, cursor=cursor)
+
+    def topic_upsert(self, **update: Any) -> dict:
+        from sheriff_vault.store.edits import upsert_topic
+
+        if not (update.get("name") or update.get("topic_id")):
+            raise ToolError("topic_upsert needs name (to create or find a topic) or topic_id (an existing one)")
+        return upsert_topic(self.vault, update, now=self.now()).to_json()
+
+    def topic_fact(self, topic: str, fact: str, action: str, replacement: str = "", asked_by: str = "",
+                   reason: str = "") -> dict:
+        from sheriff_vault.store.edits import correct_fact
+
+        return correct_fact(self.vault, topic, fact, action, now=self.now(), replacement=replacement,
+                            asked_by=asked_by or f"the {self.caller or 'agent'}", reason=reason).to_json()
+
+    def topic_link(self, src: str, dst: str, type: str = "RELATES_TO", weight: float = 1.0) -> dict:
+        from sheriff_vault.store.edits import link_topics
+
+        return link_topics(self.vault, src, dst, type, weight).to_json()
+
+    def sleep(self, transcript_path: str | None = None, dry_run: bool = False, final: bool = False) -> dict:
+        from sheriff_vault.daemon.client import sleep
+
+        read = None
+        if transcript_path:
+            from sheriff_vault.store.transcripts import load_file
+
+            read = load_file(Path(transcript_path).expanduser())
+        result = sleep(self.vault, read.turns if read else None, dry_run=dry_run, final=final, now=self.now())
+        if read is not None:
+            result.add_reading(read)
+        return {k: v for k, v in result.to_json().items() if k != "subjects"} | {"summary": result.describe()}
+
+    def wake(self, message: str = "") -> dict:
+        return self.memory_wake(message)
+
+    def history(self, topic: str, limit: int = 20, cursor: str | None = None) -> dict:
+        from sheriff_vault.retrieval.timetravel import history
+
+        start = _offset(cursor)
+        entries = history(self.vault, topic, limit=start + limit + 1)
+        page = entries[start:start + limit]
+        return {"commits": [e.to_json() for e in page],
+                "next_cursor": str(start + limit) if len(entries) > start + limit else None}
+
+    def diff(self, since: str, until: str | None = None) -> dict:
+        from sheriff_vault.retrieval.timetravel import diff_since
+
+        return diff_since(self.vault, since, self.now(), until=until, open_end=True)
+
+    def time(self, phrase: str) -> dict:
+        from sheriff_vault.store.sleeps import resolve_time
+
+        return resolve_time(self.vault, phrase, self.now(), self.vault.config.timezone).to_json()
+
+    # -- memory, under the names skills used before (LEGACY) -------------------------------
     def topics_search(self, query: str, k: int | None = None, time_window: dict | None = None,
                       filters: dict | None = None, deep: bool = False) -> dict:
         from sheriff_vault.daemon.client import recall
@@ -206,7 +305,7 @@ class Toolbox:
         result = wake(self.vault, user_msg, now=self.now())
         return {"decision": result.decision, "bundle": result.bundle, "in_progress": result.in_progress.to_json()}
 
-    def skills_search(self, query: str, k: int = 2) -> dict:
+    def skills_search(self, query: str, k: int = 3) -> dict:
         from sheriff_vault.agent.skills import search
 
         return {"skills": [s.summary() | {"score": score} for s, score in search(self.vault, query, k)]}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,7 +149,7 @@ def tools_cmd(as_json: bool) -> None:
     for spec in specs:
         params = spec["parameters"]
         args = ", ".join(f"{k}{'?' if 'null' in v['type'] else ''}" for k, v in params["properties"].items())
-        click.echo(f"{spec['name']}({args})\n    {spec['description']}")
+        click.echo(f"{spec['name']}({args})\n" + textwrap.indent(spec["description"], "    "))
 
 
 @cli.command("log")

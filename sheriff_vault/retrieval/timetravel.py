@@ -249,11 +249,17 @@ def time_window(vault: Vault, phrase: str, now: dt.datetime | None = None, until
     return timewin.Window(win.start, end, text, (0, len(text)), "range", win.relative, tz)
 
 
-def diff_since(vault: Vault, phrase: str, now: dt.datetime | None = None, *, until: str | None = None) -> dict:
+def diff_since(vault: Vault, phrase: str, now: dt.datetime | None = None, *, until: str | None = None,
+               open_end: bool = False) -> dict:
     """Facts added and removed per topic by the commits dated inside the phrase's window; a phrase
     about sleeps ("since two sleeps ago") takes the commits between those sleeps, as `vault time`
-    names them, so a sleep's own commit is in or out by the same rule there and here."""
+    names them, so a sleep's own commit is in or out by the same rule there and here. With
+    `open_end` and no `until`, the window runs from the phrase's start on: "2025-11-01" is then
+    everything since that day, not that one day (the MCP `diff` tool's `since`)."""
     root, win = vault.root, time_window(vault, phrase, now, until)
+    if open_end and until is None and win.start and win.end and not timewin.mentions_sleep(phrase):
+        text = f"since {phrase}" if not phrase.lower().startswith("since") else phrase
+        win = timewin.Window(win.start, None, text, (0, len(text)), "range", win.relative, win.tz)
     span = commit_range(vault, win, now or timewin.utcnow()) \
         if timewin.mentions_sleep(f"{phrase} {until or ''}") else None
     if span is not None:

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sheriff_vault import faults
 from sheriff_vault.errors import EditConflict, TopicExists, TopicNotFound, VaultError
 from sheriff_vault.store import gitlog, journal
+from sheriff_vault.store.items import Item, clean_text
 from sheriff_vault.store.topics import EDGE_TYPES, Topic, fact, slugify
 from sheriff_vault.store.vault import Vault
 
@@ -149,6 +151,70 @@ def link_topics(vault: Vault, src: str, dst: str, edge_type: str = "RELATES_TO",
         a.link(b.id, edge_type, weight_delta)
         sha = _save(vault, a, f"link: {a.name} {edge_type} {b.name}", commit)
     return EditResult(a, False, sha)
+
+
+@dataclass
+class FactEdit:
+    topic: Topic
+    action: str
+    old: Item
+    replacement: Item | None
+    asked_by: str
+    at: dt.datetime
+    commit: str | None
+
+    def to_json(self) -> dict:
+        return {"id": self.topic.id, "path": self.topic.rel, "action": self.action, "fact": self.old.text,
+                "replacement": self.replacement.text if self.replacement else None, "asked_by": self.asked_by,
+                "at": self.at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"), "commit": self.commit}
+
+
+def correct_fact(vault: Vault, ref: str, fact_text: str, action: str, *, now: dt.datetime, replacement: str = "",
+                 asked_by: str = "", reason: str = "") -> FactEdit:
+    """Supersede or remove one fact of a topic at a person's request, as one commit naming who asked
+    and when. `supersede` strikes the line through the way sleep marks a corrected fact (kept as
+    history, `(superseded DAY by WHO)`) and adds `replacement` dated now; `remove` deletes the line."""
+    if action not in ("supersede", "remove"):
+        raise VaultError(f"unknown action {action!r}", hint="use supersede (keep it struck through) or remove")
+    replacement, reason = clean_text(replacement), clean_text(reason)
+    if action == "remove" and replacement:
+        raise VaultError("remove takes no replacement", hint="use action supersede to replace the fact")
+    who = re.sub(r"[()\[\]~]", "", clean_text(asked_by)) or "a tool call"
+    _scan(vault, [replacement, who, reason])
+    with vault.lock():
+        topic = vault.topics.get(ref)
+        old = _one_fact(topic, fact_text)
+        added = None
+        if action == "supersede":
+            topic.body.replace_item(old, replace(old, superseded=now.astimezone(dt.UTC).strftime("%Y-%m-%d"),
+                                                 superseded_by=who))
+            if replacement and replacement.lower() not in {i.text.lower() for i in topic.items() if not i.superseded}:
+                added = topic.add_item(fact(replacement, now, kind=old.kind))
+        else:
+            topic.body.remove_item(old)
+        topic.touch(now)
+        at = now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        body = [f"{'Superseded' if action == 'supersede' else 'Removed'}: {old.text}",
+                *([f"Replaced by: {added.text}"] if added else []), f"Asked by {who} at {at}.",
+                *([f"Reason: {reason}"] if reason else [])]
+        subject = f"fact: {'supersede' if action == 'supersede' else 'remove'} in {topic.name}, asked by {who}"
+        sha = _save(vault, topic, subject + "\n\n" + "\n".join(body), True)
+    return FactEdit(topic, action, old, added, who, now, sha)
+
+
+def _one_fact(topic: Topic, wanted: str) -> Item:
+    """The one current item whose text is `wanted`, or the only one containing it."""
+    key = clean_text(wanted).lower()
+    current = [i for i in topic.items() if not i.superseded]
+    found = [i for i in current if i.text.lower() == key] or [i for i in current if key and key in i.text.lower()]
+    if not found:
+        raise VaultError(f"no current fact in {topic.name!r} matches {wanted!r}",
+                         hint=f"read the topic (topic_get {topic.slug!r}) and copy the fact's text")
+    if len(found) > 1:
+        shown = "; ".join(repr(i.text[:80]) for i in found[:5])
+        raise VaultError(f"{len(found)} facts in {topic.name!r} match {wanted!r}: {shown}",
+                         hint="give more of the fact's text, so only one matches")
+    return found[0]
 
 
 def _save(vault: Vault, topic: Topic, message: str, commit: bool) -> str | None:

@@ -32,7 +32,8 @@ _ITEM = re.compile(
 )
 _CITE = re.compile(r"\s*\[(?P<turns>[^\[\]\n]+)\]\((?P<target>[^()\s]*conversations/[^()\s]+)\)$")
 _TURN_ID = re.compile(r"[^A-Za-z0-9:._\-]+")
-_STRUCK = re.compile(r"^~~(?P<text>.+?)~~(?:\s*\(superseded(?: (?P<day>\d{4}-\d{2}-\d{2}))?[^()]*\))?$")
+_STRUCK = re.compile(r"^~~(?P<text>.+?)~~(?:\s*\(superseded(?: (?P<day>\d{4}-\d{2}-\d{2}))?"
+                     r"(?: by (?P<by>[^()]+))?[^()]*\))?$")
 STRUCK_BY_HAND = "yes"
 
 
@@ -92,6 +93,7 @@ class Item:
     line: int = 0
     raw: str = ""
     superseded: str = ""  # the day a later fact replaced it (STRUCK_BY_HAND when a person struck it)
+    superseded_by: str = ""  # who asked for it to be struck (a `topic_fact` call), cited in the line
 
     def render(self) -> str:
         check = f"[{'x' if self.done else ' '}] " if self.kind == "loop" else ""
@@ -99,7 +101,8 @@ class Item:
         cites = "".join(" " + c.render() for c in self.citations)
         text = clean_text(self.text)
         if self.superseded:
-            text = f"~~{text}~~" + (f" (superseded {self.superseded})" if self.superseded != STRUCK_BY_HAND else "")
+            by = f" by {self.superseded_by}" if self.superseded_by else ""
+            text = f"~~{text}~~" + (f" (superseded {self.superseded}{by})" if self.superseded != STRUCK_BY_HAND else "")
         return f"- {check}{date}{text}{cites}"
 
     @property
@@ -118,6 +121,8 @@ class Item:
             out["done"] = self.done
         if self.superseded:
             out["superseded"] = self.superseded
+        if self.superseded_by:
+            out["superseded_by"] = self.superseded_by
         if self.line:
             out["line"] = self.line
         return out
@@ -167,13 +172,15 @@ def parse_item(line: str, kind: str, line_no: int = 0) -> Item | None:
         cites.insert(0, Citation(target, turns, sha))
         rest = rest[: c.start()]
     check = m.group("check")
-    text, superseded = rest.strip(), ""
+    text, superseded, by = rest.strip(), "", ""
     if struck := _STRUCK.match(text):
         text, superseded = struck.group("text").strip(), struck.group("day") or STRUCK_BY_HAND
+        by = (struck.group("by") or "").strip() if struck.group("day") else ""
     return Item(
         kind=kind,
         text=text,
         superseded=superseded,
+        superseded_by=by,
         date=(m.group("date") or "").replace(" ", "T"),
         citations=tuple(cites),
         done=bool(check and check.lower() == "x"),
@@ -290,6 +297,13 @@ class Body:
         self.lines[index : index + 1] = [r + (self.newline if i < len(block) - 1 else ending)
                                          for i, r in enumerate(block)]
         return replace(new, line=old.line, raw=rendered)
+
+    def remove_item(self, old: Item) -> None:
+        """Delete one item line (a fact a person asked to remove; git keeps it)."""
+        index = old.line - self.first_line
+        if not (0 <= index < len(self.lines)) or self.lines[index].rstrip("\r\n") != old.raw:
+            raise ValueError(f"line {old.line} no longer holds {old.raw!r}")
+        del self.lines[index]
 
     def _new_section_at(self, kind: str) -> int:
         secs = self.sections()
