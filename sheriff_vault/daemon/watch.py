@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault import faults
-from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon import rpc, runtime
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
@@ -455,6 +455,13 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
     daemon_obj: Daemon
 
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Answer only processes of this user (SO_PEERCRED); another user's connection is closed unread."""
+        if runtime.same_user(request):
+            return True
+        self.daemon_obj.log.warning("refused a connection from uid %s", _peer(request))
+        return False
+
 
 class _RequestHandler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
@@ -481,6 +488,14 @@ def memory_mb() -> dict[str, float]:
         if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") and value.strip().endswith("kB"):
             found[key] = round(int(value.split()[0]) / 1024, 1)
     return found
+
+
+def _peer(conn: Any) -> int | str:
+    try:
+        uid = runtime.peer_uid(conn)
+        return "?" if uid is None else uid
+    except OSError:
+        return "?"
 
 
 def _inode(path: Path) -> int | None:
