@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault import faults
-from sheriff_vault.daemon import rpc, runtime
+from sheriff_vault.daemon import models, rpc, runtime
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
-from sheriff_vault.index.embed import Embedder
 from sheriff_vault.index.engine import Index
 from sheriff_vault.store.fsutil import atomic_write, remove
 from sheriff_vault.store.locks import FileLock
@@ -57,8 +56,7 @@ class Daemon:
         self.debounce = cfg.daemon.debounce_ms / 1000
         self.scan_interval = cfg.daemon.scan_interval_seconds
         self.log = _logger(vault)
-        embedder = Embedder.from_settings(cfg.embedding) if cfg.embedding.enabled else None
-        self.index = Index(vault, embedder, log=self.log.warning)
+        self.index = Index(vault, models.embedder_for(cfg.embedding), log=self.log.warning)
         self.work = threading.RLock()
         self.cond = threading.Condition()
         self.pending: set[str] = set()
