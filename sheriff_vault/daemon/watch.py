@@ -227,6 +227,10 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         op, args = request.get("op"), request.get("args") or {}
+        asked = request.get("vault")
+        if asked is not None and os.path.realpath(str(asked)) != str(self.vault.root):
+            return {"ok": False, "error": {"message": f"this daemon serves {self.vault.root}, not {asked}",
+                                           "kind": "DaemonError", "other_vault": True}}
         if op not in PASSIVE_OPS:
             self.last_request, self.last_request_at = time.monotonic(), time.time()
             self.requests += 1
