@@ -202,7 +202,7 @@ def _ask(root: str, request: dict) -> dict | None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(120)
             sock.connect(path)
-            sock.sendall(json.dumps(request).encode() + b"\n")
+            sock.sendall(json.dumps(request | {"vault": os.path.realpath(root)}).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := sock.recv(1 << 16):

@@ -195,3 +195,41 @@ def test_a_deleted_vault_with_its_socket_in_tmp_leaves_no_socket_behind(tmp_path
     shutil.rmtree(vault.root)
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the deleted vault exits")
     wait_for(lambda: not sock.exists(), timeout=5, what="its socket in /tmp removed")
+
+
+def test_a_vault_copied_with_its_daemon_files_gets_its_own_daemon_and_leaves_the_original_alone(
+        hash_vault, tmp_path, autostart):
+    """`cp -a` copies .vault/daemon.json, which names the original vault's daemon: the copy's recall
+    is not answered by it (each request names its vault), and `vault watch --stop` in the copy does
+    not stop it."""
+    build(hash_vault)
+    autostart(hash_vault.root)
+    original = started_daemon(hash_vault)
+    copy = Vault(tmp_path / "copy")
+    subprocess.run(["cp", "-a", str(hash_vault.root), str(copy.root)], check=True)
+    autostart(copy.root)
+    assert rpc.read_state(copy)["pid"] == original  # what cp copied
+    assert recall_json(copy.root)["via"] == "daemon"
+    [own] = lifecycle.daemons(copy.root)
+    assert own["pid"] != original
+    about = json.loads(run_vault("watch", "--status", "--json", "--vault", copy.root).stdout)
+    assert about["pid"] == own["pid"] and about["vault"] == str(copy.root)
+    stopped = run_vault("watch", "--stop", "--vault", copy.root)
+    assert stopped.returncode == 0, stopped.stderr
+    wait_for(lambda: not rpc.pid_alive(own["pid"]), timeout=30, what="the copy's daemon stopped")
+    assert rpc.pid_alive(original)
+    assert recall_json(hash_vault.root)["via"] == "daemon"
+    assert lifecycle.daemons(hash_vault.root)[0]["pid"] == original
+
+
+def test_a_copied_daemon_json_alone_does_not_stop_the_original_vaults_daemon(hash_vault, tmp_path, autostart):
+    build(hash_vault)
+    autostart(hash_vault.root)
+    original = started_daemon(hash_vault)
+    copy = Vault(tmp_path / "copy")
+    subprocess.run(["cp", "-a", str(hash_vault.root), str(copy.root)], check=True)
+    stopped = run_vault("watch", "--stop", "--vault", copy.root)
+    assert stopped.returncode == 0, stopped.stderr
+    assert rpc.pid_alive(original)
+    assert rpc.read_state(copy) is None  # the copied leftovers are cleaned
+    assert rpc.read_state(hash_vault)["pid"] == original

@@ -147,6 +147,9 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
     if not state:
         return False
     pid = int(state.get("pid", 0))
+    if not rpc.serves(state, vault):  # copied with the vault: the original's daemon is not ours to stop
+        clean_stale(vault, rpc.socket_path_for(vault))
+        return False
     if not rpc.pid_alive(pid) or not is_daemon(pid):
         clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
         return False

@@ -36,6 +36,13 @@ def socket_path_for(vault: Vault) -> Path:
     return Path("/tmp") / f"sheriff-vault-{digest}.sock"
 
 
+def serves(state: dict, vault: Vault) -> bool:
+    """Whether a daemon.json names this vault: one copied with the vault's folder (`cp -a`) names
+    the original, whose daemon this vault must neither use nor stop."""
+    named = state.get("vault")
+    return named is None or os.path.realpath(named) == str(vault.root)
+
+
 def read_state(vault: Vault) -> dict | None:
     try:
         return json.loads((vault.cache / STATE_FILE).read_text(encoding="utf-8"))
@@ -73,7 +80,7 @@ def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 12
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             sock.connect(path)
-            sock.sendall(json.dumps({"op": op, "args": args or {}}).encode() + b"\n")
+            sock.sendall(json.dumps({"op": op, "args": args or {}, "vault": str(vault.root)}).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
             chunks, size = [], 0
             while True:
@@ -97,6 +104,8 @@ def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 12
                                            "what it left half done")
         return None
     reply = json.loads(b"".join(chunks))
+    if not reply.get("ok") and (reply.get("error") or {}).get("other_vault"):
+        return None  # daemon.json copied with the vault (cp -a): the original vault's daemon
     if not reply.get("ok"):
         raise remote_error(reply.get("error") or {})
     return reply.get("result")

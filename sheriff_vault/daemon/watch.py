@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault import faults
-from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon import models, rpc, runtime
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.index.docs import kind_of
-from sheriff_vault.index.embed import Embedder
 from sheriff_vault.index.engine import Index
 from sheriff_vault.store.fsutil import atomic_write, remove
 from sheriff_vault.store.locks import FileLock
@@ -57,8 +56,7 @@ class Daemon:
         self.debounce = cfg.daemon.debounce_ms / 1000
         self.scan_interval = cfg.daemon.scan_interval_seconds
         self.log = _logger(vault)
-        embedder = Embedder.from_settings(cfg.embedding) if cfg.embedding.enabled else None
-        self.index = Index(vault, embedder, log=self.log.warning)
+        self.index = Index(vault, models.embedder_for(cfg.embedding), log=self.log.warning)
         self.work = threading.RLock()
         self.cond = threading.Condition()
         self.pending: set[str] = set()
@@ -229,6 +227,10 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------
     def answer(self, request: dict) -> dict:
         op, args = request.get("op"), request.get("args") or {}
+        asked = request.get("vault")
+        if asked is not None and os.path.realpath(str(asked)) != str(self.vault.root):
+            return {"ok": False, "error": {"message": f"this daemon serves {self.vault.root}, not {asked}",
+                                           "kind": "DaemonError", "other_vault": True}}
         if op not in PASSIVE_OPS:
             self.last_request, self.last_request_at = time.monotonic(), time.time()
             self.requests += 1
@@ -455,6 +457,13 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
     daemon_obj: Daemon
 
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Answer only processes of this user (SO_PEERCRED); another user's connection is closed unread."""
+        if runtime.same_user(request):
+            return True
+        self.daemon_obj.log.warning("refused a connection from uid %s", _peer(request))
+        return False
+
 
 class _RequestHandler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
@@ -481,6 +490,14 @@ def memory_mb() -> dict[str, float]:
         if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") and value.strip().endswith("kB"):
             found[key] = round(int(value.split()[0]) / 1024, 1)
     return found
+
+
+def _peer(conn: Any) -> int | str:
+    try:
+        uid = runtime.peer_uid(conn)
+        return "?" if uid is None else uid
+    except OSError:
+        return "?"
 
 
 def _inode(path: Path) -> int | None:
