@@ -151,3 +151,48 @@ def test_an_answer_to_the_assistant_stays_on_its_subject():
     switch = Turn("assistant", "Got it: no surprises. Shall we switch to the refactor?", T0, "t8", "assistant")
     assert not _answers(Turn("user", "Yes. For the Sheriff memory refactor we decided to use Tantivy.", T0, "t9", "U"),
                         switch)
+
+
+def _walk(user_vectors: list[list[float]]) -> list[list[str]]:
+    """find_subjects over exchanges whose meaning is given as vectors (each user turn answered by a
+    bare "ok"); their words are all different, so likeness is meaning alone. Returns the user turn
+    ids of each subject."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    words = ["amber", "basil", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "juniper"]
+    talk: list[Turn] = []
+    table: dict[str, list[float]] = {}
+    for i, vec in enumerate(user_vectors):
+        text = f"{words[i]} {words[i]}s"
+        talk += [Turn("user", text, T0 + dt.timedelta(minutes=2 * i), f"u{i}"),
+                 Turn("assistant", "ok", T0 + dt.timedelta(minutes=2 * i + 1), f"a{i}")]
+        table[f"{text} ok"] = vec
+
+    def encode(texts: list[str]):
+        import numpy as np
+
+        rows = np.asarray([table[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    return [[t.id for t in s.turns if t.role == "user"] for s in find_subjects(talk, encode)]
+
+
+A, NEAR_A = [1.0, 0.0, 0.0], [0.95, 0.3, 0.0]
+UNLIKE_A = [0.25, 0.0, 0.97]  # likeness to A about 0.16: over the walk's stay threshold, under OPENS_BELOW
+
+
+def test_an_unannounced_new_subject_opens_where_the_next_exchange_takes_it_up():
+    """Examples: a person finishes one matter and, with no "other thing", starts on another that
+    their next message goes on with."""
+    assert _walk([A, NEAR_A, A, UNLIKE_A, UNLIKE_A]) == [["u0", "u1", "u2"], ["u3", "u4"]]
+
+
+def test_an_unlike_exchange_the_talk_leaves_again_stays_with_its_subject():
+    """Counter-example: one exchange unlike the subject (a detail, an aside), and the next goes
+    on with the subject: no new subject opens."""
+    assert _walk([A, NEAR_A, A, UNLIKE_A, A, NEAR_A]) == [["u0", "u1", "u2", "u3", "u4", "u5"]]
+
+
+def test_the_last_exchange_opens_nothing_unannounced():
+    """Counter-example: nothing follows the unlike exchange, so nothing shows the talk moved."""
+    assert _walk([A, NEAR_A, A, UNLIKE_A]) == [["u0", "u1", "u2", "u3"]]

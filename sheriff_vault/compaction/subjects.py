@@ -4,7 +4,8 @@ The talk is cut into exchanges (a person's turn and the replies to it; a questio
 Each exchange joins the subject being talked about, unless it clearly belongs to another one
 already seen ("back to the speech"), or to none seen yet; a switch phrase ("other thing", "on
 another note") or a long pause weighs toward a change, a short follow-up ("rent goes up to
-1,340") stays where it is. Likeness is meaning (sentence embeddings) and shared uncommon words.
+1,340") stays where it is, and an exchange unlike the subject that the next exchange takes up
+opens a new one unannounced. Likeness is meaning (sentence embeddings) and shared uncommon words.
 """
 from __future__ import annotations
 
@@ -78,6 +79,8 @@ MARGIN = 0.08     # how much better another subject must fit before the talk is 
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
 JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
+OPENS_BELOW = 0.2  # likeness to the current subject under which an exchange may open a new one unannounced
+OPENS_AHEAD = 0.3  # ... when the next exchange is this much more like it than like the current subject
 YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
 DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raised
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
@@ -160,7 +163,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     current: int | None = near.index(last) if last is not None else None
     last_at = last.last_at if last is not None else None
     replied_to: Turn | None = None  # the last turn of the exchange before
-    for group, vec, bag in zip(groups, vectors, bags, strict=True):
+    for i, (group, vec, bag) in enumerate(zip(groups, vectors, bags, strict=True)):
         head = group[0]
         if current is not None and _closing(head):
             subjects[current].turns += group
@@ -174,11 +177,13 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
+        opens = not answers and not switch and current is not None \
+            and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
         # a subject just raised keeps its short details; a long turn far from it is no detail
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
             and len(content_words(head.content)) <= DETAIL_WORDS
         chosen = current if answers and not switch else \
-            _choose(likeness, current, switch, pause or bool(RETURN_CUE.search(head.content)), young,
+            _choose(likeness, current, switch or opens, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
         if _DEBUG:
             print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
@@ -188,7 +193,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
-                              {"switch": switch, "pause": pause, "answers": bool(answers), "detail": young}))
+                              {"switch": switch, "opens": opens, "pause": pause, "answers": bool(answers),
+                               "detail": young}))
         subject = subjects[chosen]
         subject.turns += group
         subject.vectors.append(vec)
@@ -197,6 +203,24 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
     return sorted(joined, key=lambda s: order.get(id(s.turns[0]), 0))
+
+
+def _opens(i: int, groups: list[list[Turn]], vectors: np.ndarray, bags: list[Counter[str]], current: Subject,
+           likeness: float, weight: dict[str, float]) -> bool:
+    """An exchange unlike the subject being talked about (under OPENS_BELOW) that the next exchange
+    follows far more closely than it follows that subject (by OPENS_AHEAD): a new subject starts
+    here though no phrase announced it. One unlike exchange alone is no new subject: the next one
+    must take it up, as a person's next message does when they have moved on; a detail the talk
+    leaves again stays where it is."""
+    if likeness >= OPENS_BELOW:
+        return False
+    after = next((j for j in range(i + 1, len(groups)) if not _closing(groups[j][0])), None)
+    if after is None:
+        return False
+    here = Subject([], [vectors[i]], bags[i])
+    follows_here = _likeness(vectors[after], bags[after], here, weight, recent=True)
+    follows_current = _likeness(vectors[after], bags[after], current, weight, recent=True)
+    return follows_here - follows_current >= OPENS_AHEAD
 
 
 def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: int | None, chosen: int,
