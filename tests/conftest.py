@@ -147,6 +147,18 @@ def git(root: Path, *args: str) -> str:
     return out.stdout
 
 
+@pytest.fixture
+def autostart(monkeypatch):
+    """Autostart on for this test (the suite turns it off); call it with each vault root whose
+    daemon the test may start: every such daemon is stopped afterwards."""
+    monkeypatch.delenv("SHERIFF_VAULT_AUTOSTART")
+    roots: list[Path] = []
+    yield roots.append
+    for root in roots:
+        run_vault("watch", "--stop", "--vault", root)
+        wait_for(lambda r=root: not lifecycle.daemons(r), timeout=30, what="daemons gone")
+
+
 def wait_for(check, timeout: float = 90.0, every: float = 0.1, what: str = "condition"):
     """Poll `check` until it returns something true (and return that); fail after `timeout`."""
     deadline = time.monotonic() + timeout

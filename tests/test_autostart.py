@@ -44,15 +44,6 @@ def daemons_of(root: Path) -> list[int]:
     return found
 
 
-@pytest.fixture
-def autostart(monkeypatch):
-    """Autostart on for this test (conftest turns it off), and every daemon stopped afterwards."""
-    monkeypatch.delenv("SHERIFF_VAULT_AUTOSTART")
-    roots: list[Path] = []
-    yield roots.append
-    for root in roots:
-        run_vault("watch", "--stop", "--vault", root)
-        wait_for(lambda r=root: not daemons_of(r), timeout=30, what="daemons gone")
 
 
 def recall_json(root: Path, query: str = "the party") -> dict:

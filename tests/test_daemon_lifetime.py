@@ -23,15 +23,6 @@ from sheriff_vault.store.vault import Vault, init_vault
 NOW = "2026-02-20T03:21:00Z"
 
 
-@pytest.fixture
-def autostart(monkeypatch):
-    """Autostart on (conftest turns it off); every daemon under the test's folders stopped after."""
-    monkeypatch.delenv("SHERIFF_VAULT_AUTOSTART")
-    roots: list[Path] = []
-    yield roots.append
-    for root in roots:
-        run_vault("watch", "--stop", "--vault", root)
-        wait_for(lambda r=root: not lifecycle.daemons(r), timeout=30, what="daemons gone")
 
 
 def recall_json(root: Path, query: str = "the party") -> dict:
@@ -105,6 +96,18 @@ def test_a_killed_daemon_is_replaced_by_the_next_recall(hash_vault, autostart):
     assert new != pid and [d["pid"] for d in lifecycle.daemons(hash_vault.root)] == [new]
 
 
+def leave_a_killed_daemons_files(vault: Vault, pid: int) -> Path:
+    """What a daemon killed with -9 leaves, its pid now another process's: daemon.json naming `pid`
+    and a socket file nobody listens on (bound, then closed without unlinking). Returns the socket."""
+    sock_path = rpc.socket_path_for(vault)
+    vault.cache.mkdir(parents=True, exist_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.bind(str(sock_path))
+    (vault.cache / "daemon.json").write_text(json.dumps(
+        {"pid": pid, "socket": str(sock_path), "vault": str(vault.root), "protocol": rpc.PROTOCOL}))
+    return sock_path
+
+
 def test_a_stale_pid_now_used_by_another_process_is_not_taken_for_the_daemon(hash_vault, autostart):
     """A killed daemon's pid reused by an unrelated process, and its socket file left with nobody
     listening: status says not running, stop cleans up at once and leaves that process alone,
@@ -113,12 +116,7 @@ def test_a_stale_pid_now_used_by_another_process_is_not_taken_for_the_daemon(has
     autostart(hash_vault.root)
     other = subprocess.Popen(["sleep", "300"])
     try:
-        sock_path = rpc.socket_path_for(hash_vault)
-        hash_vault.cache.mkdir(parents=True, exist_ok=True)
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.bind(str(sock_path))  # closed without unlinking: a socket file nobody listens on
-        (hash_vault.cache / "daemon.json").write_text(json.dumps(
-            {"pid": other.pid, "socket": str(sock_path), "vault": str(hash_vault.root), "protocol": rpc.PROTOCOL}))
+        sock_path = leave_a_killed_daemons_files(hash_vault, other.pid)
         (hash_vault.cache / "daemon.pid").write_text(f"{other.pid}\n")
         status = run_vault("watch", "--status", "--vault", hash_vault.root, timeout=30)
         assert status.returncode == 1 and status.stdout.strip() == "not running"
@@ -138,12 +136,7 @@ def test_a_stale_socket_does_not_stop_a_daemon_from_starting(hash_vault, autosta
     autostart(hash_vault.root)
     other = subprocess.Popen(["sleep", "300"])
     try:
-        sock_path = rpc.socket_path_for(hash_vault)
-        hash_vault.cache.mkdir(parents=True, exist_ok=True)
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.bind(str(sock_path))
-        (hash_vault.cache / "daemon.json").write_text(json.dumps(
-            {"pid": other.pid, "socket": str(sock_path), "vault": str(hash_vault.root), "protocol": rpc.PROTOCOL}))
+        leave_a_killed_daemons_files(hash_vault, other.pid)
         again = recall_json(hash_vault.root)
         assert again["via"] == "daemon"
         assert rpc.read_state(hash_vault)["pid"] not in (other.pid, None)
