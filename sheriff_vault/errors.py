@@ -116,6 +116,10 @@ class CitationError(VaultError):
     """A citation does not parse, or names a file, turn or commit that is not there."""
 
 
+class PipelineMissing(VaultError):
+    """The English NLP pipeline sleep reads structure with (sleep.nlp_pipeline) is not installed or broken."""
+
+
 class ModelExportError(VaultError):
     """The embedding model could not be exported to ONNX (`embedding.backend: onnx`)."""
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from sheriff_vault import faults, timewin
+from sheriff_vault import faults, nlp, timewin
 from sheriff_vault.compaction.extract import Candidate, Extraction, extract
 from sheriff_vault.compaction.merge import (
     Change,
@@ -75,7 +75,9 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
     `reindex` indexes the topic and event files the sleep wrote; by default `index` does, here and
     now (daemon.client.sleep hands them to a running daemon instead)."""
     now = now or timewin.utcnow()
-    with vault.lock(timeout=120):
+    extractor = extractor or vault.config.sleep.extractor
+    # the English pipeline loads (or fails, naming its install command) before anything is written
+    with nlp.using(vault.config.sleep.nlp_pipeline), vault.lock(timeout=120):
         notes = [n for n in [journal.recover(vault)] if n]
         stamped = sum(1 for t in turns or [] if t.at is None)
         if stamped:
@@ -106,13 +108,12 @@ def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | N
             index = own_index = Index(vault)
         started = time.monotonic()
         try:
-            result = _run(vault, part, tail, now, extractor or vault.config.sleep.extractor, dry_run, index, result,
-                          reindex or index.refresh)
+            result = _run(vault, part, tail, now, extractor, dry_run, index, result, reindex or index.refresh)
         finally:
             if own_index is not None:
                 own_index.close()
         if not dry_run:
-            _log(vault, result, extractor or vault.config.sleep.extractor, started)
+            _log(vault, result, extractor, started)
         return result
 
 

