@@ -86,3 +86,22 @@ def test_an_echo_that_names_what_the_person_left_unsaid_keeps_those_words_on_the
     assert len(facts) == 2 and facts[1][0] == ["t3", "t4"]
     assert "court hearing" in facts[1][1] and facts[1][1].startswith("Sam: They gave everyone three extra days")
     assert "(Assistant: " not in facts[0][1]  # the first echo names nothing the person did not say
+
+
+def test_an_acknowledged_restatement_of_the_persons_value_is_an_echo_that_names_its_slot():
+    """"Updated: the gig moves to Friday 3 April" after "we're on the 3rd now": the person's value
+    in the assistant's words, which name what it is the value of; the line keeps them."""
+    turns = talk(("user", "quick update on the friday thing, they double-booked, so we're on 3 april now"),
+                 ("assistant", "Updated: the gig moves from 27 March to 3 April, same times."))
+    [unit] = fold_echoes(make_units(turns, "UTC", set()), turns, ["Sam: The band got a gig on 27 March"])
+    assert unit.turn_ids == ["t1", "t2"] and "gig" in unit.fact
+    assert unit.corrects == [("3 April", "27 March")]
+
+
+def test_acknowledgements_and_advice_are_read_from_the_parse():
+    from sheriff_vault.compaction.echo import acknowledges, adds
+
+    assert all(acknowledges(s) for s in ("Noted: 24 km on Sunday.", "Okay, so 236 laptops.", "24 km Sunday, got it."))
+    assert not any(acknowledges(s) for s in ("Shed: dark blue.", "Cutover on Sunday 14 June at 02:00 UTC."))
+    assert all(adds(s) for s in ("You should book early.", "I'll add it to the list.", "Maybe ask the council."))
+    assert not any(adds(s) for s in ("Will do.", "Updated: moving day is 4 July.", "That'll be 40 in total."))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sheriff_vault.compaction.supersede import current_first, supersede, value_pairs
-from sheriff_vault.compaction.units import make_units
+from sheriff_vault.compaction.units import Unit, make_units
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.items import Citation, Item
 from sheriff_vault.store.topics import Topic, new_topic
@@ -22,7 +22,7 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("Moving day is 4 July instead of 27 June.", [("4 July", "27 June")]),
     ("Shed: not sage green but dark blue, the green looked grey.", [("dark blue", "sage green")]),
     ("They moved the cutover from 21 March to 28 March.", [("28 March", "21 March")]),
-    ("She's called Luna now, not Pepa.", [("called Luna", "Pepa")]),
+    ("She's called Luna now, not Pepa.", [("Luna", "Pepa")]),  # the name, not the verb before it
     ("Reverse replication from 16 to 12 at cutover.", []),  # a direction, not a change
     ("We're asking for 8,000 EUR.", []),
     # a sentence's full stop is not part of its number, and "the" is no value every line mentions
@@ -192,3 +192,74 @@ def test_a_confirmation_naming_the_old_value_never_strikes_the_new_one(tmp_path:
     assert [i.superseded for i in topic.facts] == ["2026-03-12", "", ""]
     again = supersede(topic, units, "2026-03-12")  # the old line is struck already: nothing else goes
     assert again == [] and [i.superseded for i in topic.facts] == ["2026-03-12", "", ""]
+
+
+@pytest.mark.parametrize("text,pairs", [
+    # a name contrasted: the negated term hangs on the asserted one, or stands in its role
+    ("The doctor put her on naproxen instead of aspirin.", [("naproxen", "aspirin")]),
+    ("We use Vue instead of React for the front end.", [("Vue", "React")]),
+    ("I booked the Hotel Lux rather than the hostel.", [("Hotel Lux", "hostel")]),
+    ("The venue is the Crown, not the Swan.", [("Crown", "Swan")]),
+    # "from Y to X" with a verb of change the tagger read as a noun (no other verb in the sentence)
+    ("The court hearing moves from Thursday 26 March to Sunday 29 March.", [("Sunday 29 March", "Thursday 26 March")]),
+])
+def test_value_pairs_read_names_and_moves_from_the_parse(text: str, pairs: list):
+    assert value_pairs(text) == pairs
+
+
+def test_a_value_and_its_slot_come_from_the_parse():
+    """The noun a number counts, or the subject of the clause whose predicate holds it."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.supersede import values
+
+    [count] = values(nlp.parse_one("The guest count went up to 32."))
+    assert (count.norm, count.slot) == ((32.0,), frozenset({"guest", "count"}))
+    [guests] = values(nlp.parse_one("We expect 84 guests."))
+    assert guests.counted == "guest"
+    [quote] = values(nlp.parse_one("The movers quoted 2,400 EUR for everything."))
+    assert "quote" in quote.slot and not quote.counted  # a currency is no counted noun
+
+
+def test_an_indirect_date_correction_strikes_the_date_it_names(tmp_path: Path):
+    """"they double-booked the 27th, so it's the 3rd of April now": the clause names no slot, but
+    the sentence names the old date with the new one, days after the first was said."""
+    later = T0 + dt.timedelta(days=7)
+    new = "Quick update on the Friday thing: the pub double-booked the 27th, so we play on 3 April now."
+    topic = topic_with(tmp_path, ("t1", "Lena: The band got a gig at the pub on Friday 27 March.", T0),
+                       ("t2", "Lena: The rehearsal is on 20 March.", T0), ("t9", f"Lena: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-16")
+    assert [text for text, _ in struck] == ["Lena: The band got a gig at the pub on Friday 27 March."]
+
+
+def test_change_language_must_stand_in_the_values_own_clause(tmp_path: Path):
+    """"heel drops" read as a verb of change in one sentence does not make the next sentence's
+    count a new value; a count of boxes is no new value of a quote in euros."""
+    later = T0 + dt.timedelta(days=2)
+    topic = topic_with(tmp_path, ("t1", "Lena: The band plays two sets of 45 minutes, 3 sets at most.", T0),
+                       ("t2", "Lena: The movers quoted 2,400 EUR for everything.", T0))
+    for i, new in enumerate(["Rehab is heel drops off a step. 3 sets of 15, twice a day.",
+                             "The movers drop off 60 boxes on Thursday."]):
+        topic.add_item(Item("fact", f"Lena: {new}", later.strftime("%Y-%m-%d"), (Citation(CONV, (f"t{9 + i}",)),)))
+        assert supersede(topic, units_of(f"t{9 + i}", new, later), "2026-03-11") == []
+
+
+def test_a_count_confirmed_by_the_assistant_with_its_noun_strikes_the_old_count(tmp_path: Path):
+    """"so we're at 82" names no slot; the assistant's "Down to 82 guests" folded on the line does."""
+    later = T0 + dt.timedelta(days=5)
+    line = "Lena: Two more dropped out. So we're at 82. (Assistant: Down to 82 guests, since two can't come.)"
+    topic = topic_with(tmp_path, ("t1", "Lena: 84 guests, and the speech should be 4 minutes max.", T0),
+                       ("t9", line, later))
+    unit = Unit(Turn("user", "Two more dropped out. So we're at 82.", later, "t9", "Lena"), 0,
+                "Two more dropped out. So we're at 82.", fact=line, at=later)
+    struck = supersede(topic, [unit], "2026-03-14")
+    assert [text for text, _ in struck] == ["Lena: 84 guests, and the speech should be 4 minutes max."]
+
+
+def test_a_line_naming_the_old_value_first_opens_with_the_current_one():
+    line = "Lena: She took me off the ibuprofen because of my stomach, and put me on naproxen."
+    assert current_first(line, [("naproxen", "ibuprofen")]) == \
+        "Lena: Naproxen, not ibuprofen: She took me off the ibuprofen because of my stomach, and put me on naproxen."
+    dated = "Lena: They double-booked the 27th (27 March 2026), so we're on 3 April 2026 now."
+    assert current_first(dated, [("3 April", "27 March")]).startswith("Lena: 3 April, not 27 March: ")
+    assert current_first("Lena: It is 3 April now, not 27 March.", [("3 April", "27 March")]) == \
+        "Lena: It is 3 April now, not 27 March."

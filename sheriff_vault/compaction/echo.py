@@ -10,25 +10,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from sheriff_vault import nlp
+from sheriff_vault.compaction.english.echo import HEDGES
 from sheriff_vault.compaction.supersede import value_pairs
 from sheriff_vault.compaction.units import MAX_FACT_CHARS, Unit
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, stem
 
-_I = re.IGNORECASE
-ACK = re.compile(r"^\W*(?:noted|got it|understood|updated|okay|ok|so|right|sure|perfect|done|great|good|thanks|"
-                 r"confirmed|correction noted|changed|recorded|will do)\b|\b(?:noted|got it|understood)\W*$", _I)
-# Words that mean the sentence adds something: advice, a judgement, a plan of the assistant's own.
-ADDS = re.compile(r"\b(?:should|would|could|might|maybe|perhaps|worth|better|try|consider|recommend|suggest|"
-                  r"usually|often|typically|tip|means|so that|in total|altogether|which makes|"
-                  r"i'?ll|i will|let me|i can|i could|remember to|don'?t forget)\b", _I)
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
 _NUMBER = re.compile(r"\d[\d,.]*")
 _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
 # Words an echo may say in its own way without adding anything: "NOK" for "kroner", "January" for
 # "jan", "Tuesday" for "tue".
-_NOT_INFO = frozenset("noted updated got understood okay instead rather per each".split()) | CURRENCY_WORDS | CALENDAR
+_NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CURRENCY_WORDS | CALENDAR
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 # An echo that names what the person's words leave unsaid ("Sunday 29 March now." restated as
 # "The rebuttal deadline moves to Sunday 29 March") keeps its words on the fact it folds into, so
@@ -77,7 +76,7 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tup
     said_numbers, said_words, said_names = (a | b for a, b in zip(said, held, strict=True))
     targets = by_turn.get(last_user.id, [])
     for unit in by_turn.get(turn.id, []):
-        acked = bool(ACK.search(unit.text)) or (unit.index == 0 and bool(ACK.search(turn.content)))
+        acked = acknowledges(unit.text) or (unit.index == 0 and acknowledges(turn.content))
         if not targets or not is_echo(unit.text, last_user.content, said_numbers, said_words, said_names, acked):
             if not (unit.flags & {"decision", "loop"}) and not adds_enough(unit.text, *said):
                 echoes.add(id(unit))  # says nothing new, and restates nothing either: no fact at all
@@ -87,7 +86,10 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tup
         target = max(targets, key=lambda u: len(info(u.text)[1] & words))
         if turn.id not in target.echoes:
             target.echoes.append(turn.id)
-        if len((words - info(target.text)[1]) & said_words) >= NAMES_MORE and unit.body not in target.fact \
+        # an echo that restates the person's value and names what it is of ("we're at 82" -> "82
+        # guests") keeps that name on the fact: the slot is what a later correction is matched by
+        names_more = 1 if info(unit.text)[0] & info(last_user.content)[0] else NAMES_MORE
+        if len((words - info(target.text)[1]) & said_words) >= names_more and unit.body not in target.fact \
                 and len(target.fact) + len(unit.body) + len(turn.speaker) + 5 <= MAX_FACT_CHARS:
             target.fact = f"{target.fact} ({turn.speaker}: {unit.body})"
         target.corrects += [p for p in value_pairs(unit.text) if p not in target.corrects]
@@ -121,7 +123,7 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
     """True when an assistant sentence only restates what the user said: no number or name the
     user did not say, nothing that adds advice or a plan, and (an acknowledgement or most of its
     words from the user's last turn) with almost all of its words said by the user before."""
-    if sent.rstrip().endswith("?") or ADDS.search(sent):
+    if sent.rstrip().endswith("?") or adds(sent):
         return False
     numbers, words = info(sent)
     pairs = value_pairs(sent)
@@ -134,9 +136,44 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
         return False
     if _new_names(sent, said_names):
         return False
-    if not words:
-        return bool(numbers)
+    if not words or (acknowledged and numbers and numbers <= last_numbers | replaced):
+        return bool(numbers)  # "Updated: the gig moves to Friday 3 April" restates the person's value
     last_words = info(previous_user)[1]
     from_last = len(words & last_words) / len(words)
     from_any = len(words & said_words) / len(words)
-    return (acknowledged or bool(ACK.search(sent)) or from_last >= STRICT or restates_change) and from_any >= LOOSE
+    return (acknowledged or acknowledges(sent) or from_last >= STRICT or restates_change) and from_any >= LOOSE
+
+
+def acknowledges(text: str) -> bool:
+    """The sentence opens or closes on an acknowledgement: one or two words set off by punctuation
+    that name no thing ("Noted:", "Got it,", "Okay.", "..., got it.")."""
+    doc = nlp.parse_one(text.strip())
+    words = [t for t in doc if not t.is_space]
+    cut = [i for i, t in enumerate(words) if t.is_punct]
+    if not cut:
+        return False
+    heads = (words[: cut[0]], words[cut[-2] + 1 : cut[-1]] if len(cut) > 1 else [])
+    return any(0 < len(part) <= 2 and all(t.pos_ in _ACK_POS for t in part) for part in heads)
+
+
+def adds(text: str) -> bool:
+    """The sentence adds advice, a judgement or a plan of the assistant's own: a modal of advice
+    ("you should"), a first person who will do or recommends ("I'll", "I suggest"), or a hedge
+    ("maybe", "usually"). A command says something new only in its words (adds_enough)."""
+    for t in nlp.parse_one(text):
+        subject = next((c for c in t.children if c.dep_ == "nsubj"), None)
+        if t.tag_ == "MD" and (t.lower_ in _ADVISING or (t.head.pos_ == "VERB" and _first_person(t.head))):
+            return True
+        if t.pos_ == "VERB" and t.tag_ in ("VBP", "VB") and subject is not None and subject.lower_ == "i":
+            return True
+        if t.lower_ in HEDGES:
+            return True
+    return False
+
+
+def _first_person(verb: Token) -> bool:
+    return any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children)
+
+
+_ACK_POS = ("VERB", "INTJ", "ADV", "ADJ", "PRON")
+_ADVISING = ("should", "would", "could", "might")  # modals of advice; "will" and "can" only with "I"

@@ -11,16 +11,20 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sheriff_vault import nlp
 from sheriff_vault.compaction.extract import Candidate, Unit
 from sheriff_vault.compaction.supersede import LEAD, current_first, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import content_words, norm, rarity, stem, truncate
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
 
@@ -93,8 +97,16 @@ class Change:
 
 def owner_of(name: str) -> str:
     """"Caroline's pottery class" (or "Caroline: pottery class") belongs to Caroline."""
-    m = re.match(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)(?:'s |’s |: )", name)
+    m = _OWNED.match(name)
     return m.group(1) if m and len(m.group(1)) <= 40 else ""
+
+
+def _without_owner(name: str) -> str:
+    """"Caroline's pottery class" -> "pottery class"."""
+    return _OWNED.sub("", name, count=1).strip()
+
+
+_OWNED = re.compile(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)(?:['’]s|:)\s+")
 
 
 def targets_from(snap: Snapshot) -> list[Target]:
@@ -127,7 +139,7 @@ def _naming(name: str, aliases: tuple[str, ...]) -> tuple[frozenset[str], str, f
     words: kept between sleeps, since a daemon that sleeps again sees mostly the same topics."""
     names = {norm(n) for n in (name, *aliases) if norm(n) and specific(norm(n))}
     owner = owner_of(name)
-    bare = re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", name) if owner else ""
+    bare = _without_owner(name) if owner else ""
     core = {c for c in [norm(bare)] if bare and specific(c)}
     return frozenset(names | core), owner, frozenset(content_words(" ".join([name, *aliases])))
 
@@ -142,7 +154,7 @@ def candidate_names(cand: Candidate) -> set[str]:
     names.add(norm(cand.name.split(":", 1)[-1]))
     owner = owner_of(cand.name)
     if owner:
-        names.add(norm(re.sub(rf"^{re.escape(owner)}(?:'s|’s|:)\s*", "", cand.name)))
+        names.add(norm(_without_owner(cand.name)))
     return {n for n in names if n and specific(n)}
 
 
@@ -213,7 +225,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             cite = (Citation(conversation, tuple(unit.turn_ids)),) if unit.turn_ids else ()
             date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
                 format_item_date(when, with_time=True)
-            topic.add_item(Item(kind=kind, text=current_first(unit.fact), date=date, citations=cite))
+            topic.add_item(Item(kind=kind, text=current_first(unit.fact, unit.corrects), date=date, citations=cite))
             applied.append(unit)
             {"fact": change.facts, "loop": change.loops, "event": change.events}[kind].append(truncate(unit.fact, 120))
             if "done" in unit.flags:
@@ -261,16 +273,21 @@ def _key(text: str) -> str:
     return " ".join(content_words(text))[:200] or norm(text)
 
 
-_STILL_OPEN = re.compile(r"\b(?:need|needs|have|has|got) to\b|\bmust\b|\bto ?do\b|\bnot yet\b|\bhaven'?t\b", re.I)
-_CLAUSE = re.compile(r"[,;.]\s+(?:and|but|so)?\s*|\s+(?:and|but)\s+")
-
-
 def _open_part(loop_text: str) -> set[str]:
     """The stems of what a loop still waits for: "Melanie offered the cake, and I still need to book
-    the shelter" waits for booking the shelter, so "Booked the shelter" closes it."""
+    the shelter" waits for booking the shelter, so "Booked the shelter" closes it. What waits is a
+    verb under "need to" / "have to", after a modal, or negated ("haven't booked", "not yet")."""
     body = loop_text.split(":", 1)[-1]
-    clauses = [c for c in _CLAUSE.split(body) if _STILL_OPEN.search(c)] or [body]
-    return {stem(w) for c in clauses for w in content_words(_STILL_OPEN.sub(" ", c))} - {"still"}
+    waiting = [t for t in nlp.parse_one(body) if t.pos_ == "VERB" and _waits(t)]
+    kept = (w.text for t in waiting for w in t.subtree if not (w.is_stop or w.dep_ == "neg"))
+    words = " ".join(kept) if waiting else body
+    return {stem(w) for w in content_words(words)} - {"still"}
+
+
+def _waits(verb: Token) -> bool:
+    if verb.dep_ == "xcomp" and verb.head.lemma_ in ("need", "have", "get"):
+        return True
+    return any(c.tag_ == "MD" or c.dep_ == "neg" for c in verb.children)
 
 
 def _close_loops(topic: Topic, unit: Unit, change: Change) -> None:

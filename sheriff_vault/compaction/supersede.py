@@ -1,98 +1,269 @@
 """Corrections supersede: when a value changes (a budget, a date, a venue, a count), the newer fact
 is current and the older one is struck through in the topic file with the day it was replaced.
 
-A fact supersedes an older fact of the same topic when it says so ("4,500 EUR instead of 4,000",
-"not sage green but dark blue", "moved it from 21 to 28 March", or an assistant echo of it saying
-so), or when it gives the same quantity a different value (the same `numbers` key) with change
-language ("now", "actually", "changed", "updated"). The old line stays, so history is readable
-and a one-line diff shows the correction.
+A fact supersedes an older fact of the same topic when it says so by construction ("4,500 EUR
+instead of 4,000", "not sage green but dark blue", "moved it from 21 to 28 March", or an assistant
+echo of it saying so), or when, with change language (a verb of changing, "now", "actually"), it
+gives the same slot another value. Values and slots come from the parse: a value is a number with
+the noun it counts or a date; its slot is that noun, or the subject of the clause whose predicate
+holds it ("the guest count went up to 32": slot "guest count", value 32). The old line stays, so
+history is readable and a one-line diff shows the correction.
 """
 from __future__ import annotations
 
-import functools
+import calendar
 import re
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from sheriff_vault.compaction.numbers import numbers_in
-from sheriff_vault.quantities import GENERIC_KEYS
+from sheriff_vault import nlp
+from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import STOPWORDS, content_words, stem
+from sheriff_vault.text import STOPWORDS
 
 if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
     from sheriff_vault.compaction.units import Unit
     from sheriff_vault.store.topics import Topic
 
-_I = re.IGNORECASE
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
-# A value: an amount or count ("4,500 EUR", "236 laptops"), a date ("4 July", "the 23rd"), a weekday.
-_VALUE = (rf"(?:(?:{_WEEKDAYS}),? )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})(?: \d{{4}})?"
-          rf"|(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?"
-          r"|[$€£]?\d(?:[\d,.]*\d)?(?:\s?(?:%|[A-Za-z]{1,3}\b|[A-Za-z]{3,20}s\b))?(?:\s+per\s+[A-Za-z]{2,20}\b)?"
-          rf"|(?:{_WEEKDAYS})")
-_MOVED = (r"moved|moves|moving|changed|changes|goes|went|going|rose|rises|raised|increased|decreased|dropped|fell|"
-          r"cut|updated|rescheduled|postponed|pushed|bumped|shifted|switched|jumped|grew|corrected|revised")
-_PHRASE = r"[\w'’-]+(?: [\w'’-]+){0,2}?"  # a short name ("dark blue", "Casa Lupa")
-_TO_COMMA = r"[\w'’-]+(?: [\w'’-]+){0,2}(?=\s*[,.;!?]|\s*$)"  # the same, running to the end of its clause
-_EXPLICIT = [
-    re.compile(rf"(?P<new>{_VALUE}),?\s+(?:not|no longer|rather than|instead of)\s+(?P<old>{_VALUE})", _I),
-    # "the commute is 23 km each way, not 18 km": a few words may stand between a value and its "not"
-    re.compile(r"(?P<new>\d[\d,.]*\s?(?P<unit>[A-Za-z%€$£]{1,5}))(?:\s+[a-z]+){1,3},?\s+"
-               r"(?:not|rather than|instead of)\s+(?P<old>\d[\d,.]*\s?(?P=unit))\b", _I),
-    re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
-    re.compile(rf"\b(?:{_MOVED})\b(?:\s+\w+){{0,3}}?\s+from\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I),
-    re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I),
-    re.compile(rf"(?P<new>\b{_PHRASE})\s+instead of\s+(?:the\s+|an?\s+)?(?P<old>{_PHRASE})\b", _I),
-    re.compile(r"(?P<new>\b[\w'’-]+(?: [\w'’-]+)?)(?:\s+now)?,\s+not\s+"
-               r"(?P<old>[\w'’-]+(?: [\w'’-]+)?)\s*(?:[.;!]|$)", _I),
-    re.compile(r"\b(?:renamed|rename)\s+(?:\w+\s+)?(?:from\s+)?(?P<old>[A-Z][\w'-]+)\s+to\s+(?P<new>[A-Z][\w'-]+)"),
-]
-CHANGE = re.compile(r"\b(?:now|actually|changed?|moved|updated|corrected|correction|instead|revised|recounted|"
-                    r"redid|redone|turns out|no longer|anymore|new|raised|increased|decreased|reduced|cut|bumped|"
-                    r"pushed|postponed|brought forward|rescheduled|switched|swapped|not|"
-                    r"(?:moves?|moving) (?:to|forward|back)|"
-                    r"(?:went|gone|goes|go) (?:up|down)|rose|dropped|fell|grew)\b", _I)
 _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
-_LEADING = re.compile(r"^(?:the|a|an|my|our|is|it'?s|to|now|it|be|was|will be)\s+", _I)
+_MONTHS = {name.lower(): i for names in (calendar.month_name, calendar.month_abbr)
+           for i, name in enumerate(names) if name}
+_WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) for name in names}
+_ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_SLOT_POS = ("NOUN", "PROPN")
+_ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
 
+
+@dataclass(frozen=True)
+class Value:
+    """A value said in a sentence: a date (day, month) or a number (with what it counts)."""
+
+    text: str
+    kind: str  # "date" or "number"
+    norm: tuple[float, ...]
+    start: int  # character offsets in the parsed text
+    end: int
+    slot: frozenset[str]  # lemmas of what it is the value of ("guest", "count"); empty when the parse names none
+    counted: str = ""  # the noun a number counts ("guest" in "84 guests"); not a unit ("EUR", "km")
+
+
+def values(doc: Doc | Span) -> list[Value]:
+    """The dates and numbers a parsed text states, each with its slot."""
+    out: list[Value] = []
+    toks = list(doc)
+    i = 0
+    while i < len(toks):
+        found = _date_at(toks, i) or _number_at(toks, i)
+        if found is None:
+            i += 1
+            continue
+        value, i = found
+        out.append(value)
+    return out
+
+
+def _date_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """"Friday 27 March 2026", "27th of March", "March 27", "the 27th": a day and a month (0: unknown)."""
+    j = i + 1 if toks[i].lower_ in _WEEKDAYS and i + 1 < len(toks) else i
+    j += 1 if toks[j].text == "," and j + 1 < len(toks) else 0
+    day = _day(toks[j].text)
+    month, end = 0, j + 1
+    if day:
+        k = j + 1
+        if k + 1 < len(toks) and toks[k].is_alpha and len(toks[k]) == 2 and toks[k].lower_ not in _MONTHS:
+            k += 1
+        if k < len(toks) and toks[k].lower_ == "of":
+            k += 1
+        if k < len(toks) and toks[k].lower_.rstrip(".") in _MONTHS:
+            month, end = _MONTHS[toks[k].lower_.rstrip(".")], k + 1
+        elif not (toks[j].text[-2:].isalpha() and j > 0 and toks[j - 1].lower_ == "the"):
+            return None  # a bare number, not "the 27th"
+    elif toks[j].lower_ in _MONTHS and len(toks[j].text) > 2 and j + 1 < len(toks) and _day(toks[j + 1].text):
+        month, day, end = _MONTHS[toks[j].lower_], _day(toks[j + 1].text), j + 2
+    else:
+        return None
+    if end < len(toks) and _year(toks[end].text):
+        end += 1
+    span = toks[i].doc[toks[i].i:toks[end - 1].i + 1]
+    return Value(span.text, "date", (float(day), float(month)), span.start_char, span.end_char, _slot(toks[j])), end
+
+
+def _year(text: str) -> bool:
+    return text.isdigit() and 1900 <= int(text) <= 2100
+
+
+def _day(text: str) -> int:
+    m = _ORDINAL.fullmatch(text)
+    return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 31 else 0
+
+
+def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """A number ("4,500", "33.20") with its currency, unit or counted noun ("24 workers", "50 mg",
+    "33.20 per sack"); times ("8:15"), years and versions ("Postgres 16") are not values here."""
+    tok = toks[i]
+    if not _NUMBER.fullmatch(tok.text) or _year(tok.text):
+        return None
+    if i > 0 and toks[i - 1].pos_ == "PROPN" and toks[i - 1].text[:1].isupper() and tok.dep_ != "pobj":
+        return None
+    first, end = i - 1 if i > 0 and toks[i - 1].is_currency else i, i + 1
+    counted = tok.head if tok.dep_ == "nummod" and 0 < tok.head.i - tok.i <= 3 else None
+    if counted is not None:
+        end = counted.i - toks[0].i + 1
+    elif end < len(toks) and (toks[end].is_currency or toks[end].text == "%" or
+                              (toks[end].pos_ == "NOUN" and toks[end].dep_ != "npadvmod")):
+        end += 1
+    if end + 1 < len(toks) and toks[end].lower_ == "per" and toks[end + 1].pos_ == "NOUN":
+        end += 2
+    span = tok.doc[toks[first].i:toks[end - 1].i + 1]
+    number = float(tok.text.replace(",", ""))
+    after = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].i < span.end else None
+    noun = counted or after
+    kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) else ""
+    return Value(span.text, "number", (number,), span.start_char, span.end_char, _slot(counted or tok), kind), end
+
+
+def _slot(tok: Token) -> frozenset[str]:
+    """What a value is the value of: the noun it counts, with its compounds, and the subject of the
+    clause whose predicate holds it ("the deposit is 660 EUR": deposit; "84 guests": guest), or its
+    object when the subject is a pronoun ("she gives a talk on Tuesday": talk)."""
+    words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) else set()
+    head = tok
+    while head.head is not head and head.pos_ not in ("VERB", "AUX"):
+        head = head.head
+        if head.pos_ in _SLOT_POS and head.dep_ in ("nsubj", "nsubjpass", "ROOT"):
+            return frozenset(words | _noun(head))
+    if head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS and tok.dep_ == "dobj":
+        words.add(head.lemma_.lower())  # "they quoted 2,400": what was quoted
+    for deps in (("nsubj", "nsubjpass"), ("dobj",)):
+        nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c is not tok]
+        if nouns:
+            return frozenset(words.union(*(_noun(c) for c in nouns)))
+    return frozenset(words)
+
+
+def _noun(tok: Token) -> set[str]:
+    return {t.lemma_.lower() for t in (tok, *tok.children)
+            if t.pos_ in _SLOT_POS and t.dep_ in ("compound", tok.dep_) and not _unit(t)}
+
+
+def _unit(tok: Token) -> bool:
+    """A currency or a unit abbreviation ("EUR", "km") says what a value measures, not what it is of."""
+    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2
+
+
+def _body(text: str) -> str:
+    return LEAD.sub("", text, count=1)
+
+
+# -- what a sentence says changed ---------------------------------------------------------------
 
 def value_pairs(text: str) -> list[tuple[str, str]]:
-    """(new, old) values a sentence states explicitly: "X instead of Y", "X, not Y", "not Y but X",
-    "from Y to X", "renamed Y to X"."""
+    """(new, old) values a sentence states by construction: "X instead of Y", "X, not Y", "X, no
+    longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X". Two values of one
+    kind only: a number against words is a misreading ("33.20 per sack, not 31.50", not "per sack")."""
+    doc = nlp.parse_one(text)
+    said = values(doc)
     pairs: list[tuple[str, str]] = []
-    for rx in _EXPLICIT:
-        for m in rx.finditer(text):
-            new, old = _clean(m["new"]), _clean(m["old"])
-            if _value_like(new) and _value_like(old) and new.lower() != old.lower() and (new, old) not in pairs \
-                    and not _half_number(new, old) and not _half_number(old, new):
-                pairs.append((new, old))
-    # "4 July instead of 27 June" is also read as "... instead of 27": keep the fullest reading
-    return [(n, o) for n, o in pairs if not any((n, o) != (n2, o2) and o.lower() in o2.lower()
-                                                 and (n.lower() in n2.lower() or n2.lower() in n.lower())
-                                                 for n2, o2 in pairs)]
+    for m in NEW_THEN_OLD.finditer(text):
+        old = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        new = _value_before(said, m.start(), old) if isinstance(old, Value) else _contrasted(doc, m.start(), m.end())
+        _add(pairs, new, old)
+    for m in OLD_THEN_NEW.finditer(text):
+        _add(pairs, _value_from(said, m.end()) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"))
+             or m["old"])
+    for m in FROM_TO.finditer(text):
+        if _changes(doc.char_span(0, m.start(), alignment_mode="expand") or doc[:0], verbs_only=True) \
+                or text[: m.start()].split()[-1:] in (["up"], ["down"]):
+            _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
+    for m in ARROW.finditer(text):
+        _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
+    return pairs
 
 
-def _value_like(value: str) -> bool:
-    """A value names something: a digit or a content word ("the" or "it" alone is no value, and
-    every line would "mention" it)."""
-    return bool(re.search(r"\d", value)) or any(w.lower() not in STOPWORDS for w in re.findall(r"[^\W\d_]+", value))
+def _add(pairs: list[tuple[str, str]], new: Value | str | None, old: Value | str | None) -> None:
+    if new is None or old is None:
+        return
+    if isinstance(new, Value) != isinstance(old, Value) or (isinstance(new, Value) and isinstance(old, Value)
+                                                            and (new.kind != old.kind or new.norm == old.norm)):
+        return
+    pair = (_text(new), _text(old))
+    if pair[0] and pair[1] and pair[0].lower() != pair[1].lower() and pair not in pairs:
+        pairs.append(pair)
 
 
-def _half_number(one: str, other: str) -> bool:
-    """"per sack, not 31" read out of "33.20 per sack, not 31.50": a number against words is a
-    misreading, unless it is a date."""
-    return _numeric(one) is not None and not re.search(r"\d", other)
+def _text(value: Value | str) -> str:
+    words = (value.text if isinstance(value, Value) else value).strip(" ,.;:!?\"'").split()
+    while words and words[0].lower() in STOPWORDS:
+        words.pop(0)
+    while words and words[-1].lower() in NOW:
+        words.pop()
+    return " ".join(words)
 
 
-def _clean(value: str) -> str:
-    value = re.sub(r"\s+now$", "", value.strip(" ,.;:!?\"'"), flags=_I)
-    while _LEADING.match(value):
-        value = _LEADING.sub("", value, count=1)
-    return value
+def _value_from(said: list[Value], at: int) -> Value | None:
+    """The value said right at `at` (after "the" at most)."""
+    return next((v for v in said if at <= v.start <= at + 4), None)
 
+
+def _value_before(said: list[Value], at: int, like: Value | str | None) -> Value | None:
+    """The nearest value ending before `at`, of the kind of `like`: "23 km each way, not 18 km"."""
+    kind = like.kind if isinstance(like, Value) else None
+    before = [v for v in said if v.end <= at and (kind is None or v.kind == kind) and at - v.end <= 24]
+    return before[-1] if before else None
+
+
+def _phrase_after(doc: Doc, at: int) -> str | None:
+    """The name a contrast negates ("instead of the old ruler" -> "old ruler"): up to three words
+    of a noun phrase, from `at` to the clause's end."""
+    words = [t for t in doc if t.idx >= at][:4]
+    out = []
+    for t in words:
+        if t.is_punct or t.pos_ not in (*_SLOT_POS, "ADJ", "DET") or t.like_num:
+            break
+        out.append(t)
+    out = [t for t in out if t.pos_ != "DET"]
+    return " ".join(t.text for t in out) if out and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in out) else None
+
+
+def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
+    """The name a contrast asserts, from the parse: the noun the negated term hangs on ("naproxen
+    ... instead of ibuprofen", "the Crown, not the Swan"), or the term before the cue in the
+    negated one's role ("called Luna now, not Pepa", "booked the Lux rather than the hostel")."""
+    old = next((t for t in doc if t.idx >= at and t.pos_ in _SLOT_POS), None)
+    if old is None:
+        return None
+    head = old.head
+    while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head is not head:
+        head = head.head
+    if not (head.pos_ in _SLOT_POS and head.idx < cue):
+        before = [c for c in head.children if c.idx < cue and c.pos_ in _SLOT_POS
+                  and (c.dep_ == old.dep_ or c.dep_ in _ROLES or c.dep_.startswith("nsubj"))]
+        if not before:
+            return None
+        head = before[-1]
+    return " ".join(t.text for t in head.subtree if t.i <= head.i and (t.dep_ == "compound" or t is head))
+
+
+def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
+    """Change language: a verb of changing, a verb that goes up or down, or a word that sets now
+    against before. `verbs_only`: the verbs alone, in any part of speech the tagger gives them
+    (a sentence without another verb has "moves" read as a noun), for "from Y to X"."""
+    for t in sent:
+        if t.lemma_.lower() in CHANGE_VERBS and (verbs_only or t.pos_ == "VERB" or t.lower_ == "change"):
+            return True
+        if t.pos_ == "VERB" and any(c.lower_ in ("up", "down") for c in t.children):
+            return True
+        if not verbs_only and (t.lower_ in NOW or t.lower_ == "longer"):
+            return True
+    return False
+
+
+# -- striking -----------------------------------------------------------------------------------
 
 def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit]]:
     """Strike through the topic's older facts that `units` (this sleep's, already in the topic)
@@ -127,7 +298,7 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
     a line of its own. Returns the text struck and the struck line (None when the fact was split)."""
     lead = LEAD.match(old.text)
     head = lead.group(0) if lead else ""
-    sentences = _SENTENCE.split(old.text[len(head):])
+    sentences = [s.text for s in nlp.parse_one(old.text[len(head):]).sents]
     if len(sentences) > 1:
         hit = [s for s in sentences if _corrected(unit, [replace(old, text=head + s)])]
         if hit and len(hit) < len(sentences):
@@ -139,81 +310,102 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
 
 
 def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
-    """The older facts `unit` corrects."""
-    text = unit.text
-    pairs = value_pairs(text) + [p for p in unit.corrects if p not in value_pairs(text)]
+    """The older facts `unit` corrects: those holding a value it names as replaced, else those
+    giving a slot it changes another value."""
+    text = _body(unit.fact or unit.text)
+    pairs = value_pairs(text)
+    pairs += [p for p in unit.corrects if p not in pairs]
     found: list[Item] = []
-    slot = _slot_words(text)
     for new, old in pairs:
         for item in older:
-            if item in found:
-                continue
-            if _mentions(item.text, old) and not _mentions(item.text, new) and (
-                    _numeric(old) is None or slot & _slot_words(item.text) or len(older) <= 3
-                    or _with_unit(item.text, old) or _specific(old)):
+            if item not in found and _mentions(item.text, old) and not _mentions(item.text, new) and (
+                    _numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
+                    or _shares_slot(text, item.text, old)):
                 found.append(item)
     if found:
         return found
-    # Without "X instead of Y": a value said with change language in its own sentence ("the run is
-    # 20 km now") replaces the same quantity's other value; a "now" in the next sentence says nothing.
-    changed = [sent for sent in _SENTENCE.split(LEAD.sub("", text, count=1)) if CHANGE.search(sent)]
-    if "correction" in unit.flags and not changed:
-        changed = [text]
-    # a value the sentence names as the old one ("no longer 18 December") is never a new value
+    doc = nlp.parse_one(text)
     olds = [o for _, o in pairs]
-    for sent in changed:
-        for number in numbers_in(sent, unit.turn, unit.at):
-            if any(_mentions(o, str(number.value)) for o in olds):
-                continue
-            for item in older:
-                if item in found:
-                    continue
-                for was in numbers_in(item.text, unit.turn, unit.at):
-                    same_slot = number.key == was.key and (number.key not in GENERIC_KEYS or
-                                                            slot & _slot_words(item.text))
-                    if same_slot and was.unit == number.unit and was.value != number.value:
-                        found.append(item)
-                        break
-        for new_date in _dates(sent):
-            if any(_mentions(o, new_date) or _mentions(new_date, o) for o in olds):
-                continue
-            for item in older:
-                if item in found:
-                    continue
-                old_dates = [d for d in _dates(item.text) if d.lower() != new_date.lower()]
-                if old_dates and not _mentions(item.text, new_date) and _same_thing(slot, _slot_words(item.text)):
-                    found.append(item)
+    for sent in doc.sents:
+        said = [v for v in values(sent) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
+        changed = [v for v in said if "correction" in unit.flags or _changed(doc, v)]
+        for item in older:
+            if changed and item not in found and _replaces(changed, said, item):
+                found.append(item)
     return found
 
 
-def _same_thing(new: set[str], old: set[str]) -> bool:
-    """Two facts about one thing share two of its words, or half of the older one's: "the
-    colloquium talk is on Thursday" and "a talk in our colloquium on Tuesday" do; "same room" and
-    "the guesthouse has a room for her" do not."""
-    shared = len(new & old)
-    return shared >= 2 or (shared >= 1 and shared >= 0.5 * len(old))
+def _changed(doc: Doc, value: Value) -> bool:
+    """Change language stands in the value's own clause: a verb of changing (or one that goes up
+    or down) above it, or a word that sets now against before in the clause of the same verb."""
+    anchor = doc.char_span(value.start, value.end, alignment_mode="expand")
+    if anchor is None:
+        return False
+    for word in (anchor.root, *anchor.root.ancestors):
+        if word.pos_ in ("VERB", "AUX") and (word.lemma_.lower() in CHANGE_VERBS or
+                                             any(c.lower_ in ("up", "down") for c in word.children)):
+            return True
+    verb = _clause(anchor.root)
+    return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
 
 
-def _slot_words(text: str) -> set[str]:
-    """What a fact is about, minus speakers, values (months and weekdays among them) and change words."""
-    body = LEAD.sub("", text, count=1)
-    return {stem(w) for w in content_words(body) if not CHANGE.fullmatch(w) and w.lower() not in _MONTHS.lower()
-            and w.lower() not in _WEEKDAYS.lower()}
+def _clause(tok: Token) -> Token:
+    """The verb whose clause a word stands in (the sentence's root for a verbless fragment)."""
+    return next((a for a in (tok, *tok.ancestors) if a.pos_ in ("VERB", "AUX")), tok.sent.root)
+
+
+def _replaces(changed: list[Value], said: list[Value], item: Item) -> bool:
+    """A changed value gives another value to a slot `item` holds: the same kind, another value,
+    and the same slot; or, for a date whose clause names no slot, the sentence names the item's
+    date too, the one it moves away from ("they double-booked the 27th, so it's the 3rd now")."""
+    held = values(nlp.parse_one(_body(item.text)))
+    for new in changed:
+        for was in held:
+            if was.kind != new.kind or _same(was, new):
+                continue
+            if _same_slot(new, was) and not any(_same(n, was) for n in changed):
+                return True
+            if new.kind == "date" and any(_same(n, was) for n in said) and not any(_same(new, h) for h in held):
+                return True
+    return False
+
+
+def _same_slot(new: Value, was: Value) -> bool:
+    """Two values of one slot: numbers that count different things, or a count and an amount ("60
+    boxes", "2,400 EUR"), are not, whatever their clauses share; otherwise the slots the parse
+    names overlap, or both count the same noun ("84 guests", "82 guests")."""
+    if new.counted != was.counted and (new.counted or was.counted):
+        return False
+    return bool(new.slot & was.slot) or bool(new.counted and new.counted == was.counted)
+
+
+def _same(a: Value, b: Value) -> bool:
+    if a.kind != b.kind:
+        return False
+    if a.kind == "date":
+        return a.norm[0] == b.norm[0] and (a.norm[1] == b.norm[1] or 0 in (a.norm[1], b.norm[1]))
+    return a.norm == b.norm
+
+
+def _shares_slot(text: str, item: str, old: str) -> bool:
+    """The replaced number stands in `item` for the slot the correction's values fill."""
+    slots = {w for v in values(nlp.parse_one(text)) for w in v.slot}
+    number = _numeric(old)
+    return any(v.slot & slots for v in values(nlp.parse_one(_body(item))) if v.norm == (number,))
 
 
 def _mentions(text: str, value: str) -> bool:
     number = _numeric(value)
     if number is not None:
-        return any(_numeric(n) == number for n in re.findall(r"\d[\d,.]*\d|\d", text))
-    return re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, _I) is not None
+        return any(_numeric(n) == number for n in _NUMBER.findall(text))
+    return re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE) is not None
 
 
 def _with_unit(text: str, value: str) -> bool:
     """"18 km" said again with its unit: the same quantity, whatever words stand around it."""
-    m = re.fullmatch(r"\s*(\d[\d,.]*)\s?([A-Za-z%€$£]{1,5})\s*", value)
-    if m is None:
-        return False
-    return re.search(rf"(?<![\d.,]){re.escape(m[1])}\s?{re.escape(m[2])}\b", text, _I) is not None
+    m = re.fullmatch(r"\s*(\d[\d,.]*)\s?([^\W\d_]{1,5}|%)\s*", value)
+    return m is not None and re.search(rf"(?<![\d.,]){re.escape(m[1])}\s?{re.escape(m[2])}\b", text,
+                                       re.IGNORECASE) is not None
 
 
 def _specific(value: str) -> bool:
@@ -224,36 +416,67 @@ def _specific(value: str) -> bool:
 
 
 def _numeric(value: str) -> float | None:
-    m = re.search(r"\d[\d,]*(?:\.\d+)?", value)
-    if not m or re.search(_MONTHS, value, _I):
+    m = _NUMBER.search(value)
+    if not m or any(w.lower() in _MONTHS for w in re.findall(r"[^\W\d_]+", value)):
         return None
-    try:
-        return float(m.group(0).replace(",", ""))
-    except ValueError:
-        return None
+    return float(m.group(0).replace(",", ""))
 
 
-def _dates(text: str) -> list[str]:
-    return re.findall(rf"\b\d{{1,2}} (?:{_MONTHS})\b|\b(?:{_MONTHS}) \d{{1,2}}\b", text, _I)
+# -- wording ------------------------------------------------------------------------------------
 
-
-_OLD_FIRST = [
-    (re.compile(rf"\bnot\s+(?P<old>{_VALUE}|{_PHRASE}),?\s+but\s+(?P<new>{_VALUE}|{_TO_COMMA}|{_PHRASE})\b", _I),
-     "{new}, not {old}"),
-    (re.compile(rf"\bfrom\s+(?P<old>{_VALUE})\s+(?:to|->|→)\s+(?P<new>{_VALUE})", _I), "to {new} (from {old})"),
-    (re.compile(rf"(?P<old>{_VALUE})\s*(?:->|→)\s*(?P<new>{_VALUE})", _I), "{new} (was {old})"),
-]
-
-
-def current_first(text: str) -> str:
+def current_first(text: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
     """A correction worded old value first ("not sage green but dark blue", "from 21 to 28 March")
     reworded to put the current value first ("dark blue, not sage green"): a reader, and recall,
-    meet the value that holds before the one it replaced."""
-    def reword(m: re.Match, form: str) -> str:
-        out = form.format(new=m["new"].strip(), old=m["old"].strip())
-        starts = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
-        return out[:1].upper() + out[1:] if starts and m.group(0)[:1].isupper() else out
-
-    for rx, form in _OLD_FIRST:
-        text = rx.sub(functools.partial(lambda f, m: reword(m, f), form), text)
+    meet the value that holds before the one it replaced. `pairs`: (new, old) values an echo or an
+    extractor stated for the line; where the person's words name the old one first ("they took me
+    off X and put me on Y"), the line opens with "Y, not X:"."""
+    text = _reworded(text)
+    for new, old in pairs:
+        at_old, at_new = _position(text, old), _position(text, new)
+        if at_old is not None and (at_new is None or at_old < at_new):
+            lead = LEAD.match(text)
+            cut = lead.end() if lead else 0
+            return f"{text[:cut]}{new[:1].upper()}{new[1:]}, not {old}: {text[cut:]}"
     return text
+
+
+def _position(text: str, value: str) -> int | None:
+    number = _numeric(value)
+    if number is not None:
+        return next((m.start() for m in _NUMBER.finditer(text) if _numeric(m.group(0)) == number), None)
+    said = values(nlp.parse_one(value))
+    if said and said[0].kind == "date":  # "Friday 27 March" said as "the 27th (27 March 2026)" or "27 march"
+        return next((v.start for v in values(nlp.parse_one(text)) if _same(v, said[0]) and v.norm[1]), None)
+    m = re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE)
+    return m.start() if m else None
+
+
+def _reworded(text: str) -> str:
+    if not (OLD_THEN_NEW.search(text) or FROM_TO.search(text) or ARROW.search(text)):
+        return text
+    doc = nlp.parse_one(text)
+    said = values(doc)
+    m = OLD_THEN_NEW.search(text)
+    if m:
+        new = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        if new is not None:
+            end = new.end if isinstance(new, Value) else text.index(new, m.end()) + len(new)
+            return _put(text, m.start(), end, f"{_text(new)}, not {m['old'].strip()}")
+    m = FROM_TO.search(text)
+    if m and _changes(doc, verbs_only=True):
+        new, old = _value_from(said, m.end()), _value_from(said, m.start("old"))
+        if isinstance(new, Value) and isinstance(old, Value):
+            return _put(text, m.start(), new.end, f"to {new.text} (from {old.text})")
+    m = ARROW.search(text)
+    if m:
+        new, old = _value_from(said, m.end()), _value_before(said, m.start(), None)
+        if isinstance(new, Value) and isinstance(old, Value):
+            return _put(text, old.start, new.end, f"{new.text} (was {old.text})")
+    return text
+
+
+def _put(text: str, start: int, end: int, words: str) -> str:
+    starts = start == 0 or text[:start].rstrip().endswith((".", "!", "?", ":"))
+    if starts and text[start:start + 1].isupper():
+        words = words[:1].upper() + words[1:]
+    return text[:start] + words + text[end:]

@@ -1,0 +1,14 @@
+"""The English of echoes (compaction/echo.py) that the parser does not give: the hedges by which
+an assistant turns a restatement into advice or a judgement of its own. Acknowledgements, modals,
+commands and first-person plans come from the parse."""
+from __future__ import annotations
+
+from sheriff_vault.compaction.english import Words
+
+HEDGES = Words(
+    "hedges",
+    frozenset({"maybe", "perhaps", "usually", "typically", "worth", "better"}),
+    "adverbs of likelihood and frequency, and adjectives of value, mark a speaker's own judgement",
+    examples=("maybe", "usually", "worth"),
+    counter=("noted", "now", "same"),
+)

@@ -1,0 +1,56 @@
+"""The English of corrections (compaction/supersede.py) that the parser does not give: which verbs
+name a change of value, which words mark what holds now, and the contrast constructions that tell
+the old value from the new one. Values themselves (numbers, dates, the noun a number counts) and
+their slots (the noun a number modifies, the subject of its clause) come from the parse."""
+from __future__ import annotations
+
+from sheriff_vault.compaction.english import Cue, Words
+
+CHANGE_VERBS = Words(
+    "change_verbs",
+    frozenset({"change", "move", "update", "correct", "revise", "reschedule", "postpone", "shift", "switch",
+               "swap", "raise", "increase", "decrease", "drop", "cut", "reduce", "bump", "push"}),
+    "verbs whose lemma says a value or a time was replaced by another (the moved thing keeps its slot)",
+    examples=("move", "postpone", "increase", "switch"),
+    counter=("buy", "book", "say"),
+)
+
+NOW = Words(
+    "now",
+    frozenset({"now", "actually", "instead", "anymore", "correction"}),
+    "adverbs (and the noun) by which a speaker sets what holds at the time of speaking against before",
+    examples=("now", "actually", "anymore"),
+    counter=("then", "also", "still"),
+)
+
+NEW_THEN_OLD = Cue(
+    "new_then_old",
+    r"(?:,\s*|\s)(?:not|no longer|rather than|instead of)\s+|(?:,\s*|\()was\s+",
+    "a negated or displaced second term after a value names the value it replaces: X, not Y; X instead of Y",
+    examples=("It is 50 mg, no longer 25 mg.", "4 July instead of 27 June", "82 now, was 84"),
+    counter=("I was there on Monday.", "nothing else", "It was 40."),
+)
+
+OLD_THEN_NEW = Cue(
+    "old_then_new",
+    r"\bnot\s+(?P<old>[^,.;!?]{1,40}?),?\s+but\s+",
+    "'not Y but X' negates the first term and asserts the second",
+    examples=("not sage green but dark blue", "Not Tuesday, but Friday."),
+    counter=("not bad, and cheap", "but not today"),
+)
+
+FROM_TO = Cue(
+    "from_to",
+    r"\bfrom\s+(?P<old>[^,.;!?]{1,40}?)\s+(?:to|->|→)\s+",
+    "'from Y to X' after a verb of change gives the value left and the value reached",
+    examples=("moved from 21 March to 28 March", "up from 20 to 24 people"),
+    counter=("from Monday until Friday", "a train to Berlin"),
+)
+
+ARROW = Cue(
+    "arrow",
+    r"\s?(?:->|→)\s?",
+    "an arrow between two values, as notes write a change",
+    examples=("600 -> 660", "3 June → 5 June"),
+    counter=("600 - 660", "a to b"),
+)
