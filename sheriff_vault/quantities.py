@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sheriff_vault.text import CALENDAR, FILLER, STOPWORDS
+from sheriff_vault.text import CALENDAR, FILLER, LEADS, STOPWORDS
 
 _I = re.IGNORECASE
 _MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
@@ -37,24 +37,24 @@ _MEASURES = {  # unit as written -> (unit as stored, what it measures)
 _MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 _NUM = re.compile(
     r"(?<![\w.,:/#-])(?P<cur>[$€£])?\s?(?P<v>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<mult>k|thousand|million|bn|billion)\b)?(?![.,]?\d)(?!:\d)(?!(?:st|nd|rd|th)\b)")
+    rf"(?:\s?(?P<mult>{'|'.join(k for k in _MULT if k != 'm')})\b)?(?![.,]?\d)(?!:\d)")  # "5 m" is metres
+_ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 _AFTER = re.compile(r"\s?(?P<unit>%|[a-zA-Z€$£][\w-]*)")
-# Words that link a subject to its value ("the budget IS 4,000", "rent goes FROM 980 TO 1,340").
-_LINK = frozenset("""is are was were be been being of at to from for about around roughly approximately approx
-just only now still total totals cost costs costing comes came come goes went gone rises rose rise up down set
-will would should could might may must can increases increased decreases decreased drops dropped by under over
-now than like exactly least most almost nearly per the a an my our your his her their its this that these those
-each every new old another max maximum min minimum up down""".split())
-_NOT_SUBJECT = frozenset("""i me we us you he she they it them him her this that there here what which who noted
-updated got asking asked say said says think thought know knew mean guess want wanted need needed plan planned
-planning hope maybe also just then okay ok yes no so and but or if because correction actually instead pay paid
-spend spent save saved owe owed charge charged earn earned buy bought sell sold get got""".split())
+# Words beyond the stop words that stand between a quantity and its subject ("the tanks COST 4,200",
+# "rent WENT up to 1,340", "ROUGHLY 40"): verbs that link a thing to its amount, and approximators.
+LINKS = frozenset("""cost costs total totals come comes came goes went gone rises rose around roughly approx
+approximately exactly nearly almost max maximum min minimum per""".split())
+# Verbs of saying and paying, and sentence adverbs, that stand before an amount without being what
+# it is of ("she says 140", "we paid 80", "instead of 17,800").
+NOT_SUBJECTS = frozenset("say says said pay pays paid spend spent earn bought instead actually".split())
+_PREDICATE = ("is", "are", "was", "were", "from", "to", "now")  # a bare number said of its subject
+_BOUNDS = ("under", "below", "above")  # "under 40 minutes" is a bound, not a value
 _PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
-_VAGUE = frozenset("things thing times lots ways bits kinds sorts stuff others ones".split())
 # Keys that name only what a unit measures ("amount", "duration"), not the thing: two such values
 # are rarely one quantity (sleep's supersession and recall's current-before-history both ask).
-GENERIC_KEYS = frozenset("amount share distance length weight latency duration size rate count".split())
+GENERIC_KEYS = frozenset(m for _, m in _MEASURES.values()) | {"count"}
 _RANGE_WORD = re.compile(r"^\s*(?:-|–|to)\s*\d")
+_CLAUSE_END = re.compile(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b")
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def quantities_in(sent: str) -> list[Quantity]:
     found = []
     for m in _NUM.finditer(sent):
         value = _value(m)
-        if value is None or _not_a_quantity(sent, m):
+        if value is None or sent[m.end():m.end() + 2].lower() in _ORDINAL_SUFFIXES or _not_a_quantity(sent, m):
             continue
         unit, measures, unit_end, count_noun = _unit_after(sent, m)
         if not unit and m["cur"]:
@@ -113,8 +113,7 @@ def _not_a_quantity(sent: str, m: re.Match) -> bool:
         return True
     if prev_word[:1].isupper() and prev_word.isalpha() and next_word not in _MEASURES and not m["cur"]:
         return True  # Postgres 16, Windows 11, Room 4
-    if prev_word.lower() in ("step", "phase", "version", "v", "number", "no", "room", "page", "chapter", "item",
-                             "part", "level", "round", "sub", "under", "below", "above"):
+    if prev_word.lower() in _BOUNDS:
         return True
     return bool(_RANGE_WORD.match(after) and next_word in CALENDAR)
 
@@ -132,7 +131,7 @@ def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
         unit, measures = _MEASURES[low]
         return unit, measures, end, ""
     plural = low.endswith("s") and not low.endswith("ss")
-    if low.isalpha() and len(low) > 2 and (plural or m["v"] == "1") and low not in STOPWORDS and low not in _VAGUE \
+    if low.isalpha() and len(low) > 2 and (plural or m["v"] == "1") and low not in STOPWORDS \
             and low not in CALENDAR and not word[:1].isupper() and (_nounish(low) or low in FILLER):
         return "", "", end, low
     return "", "", m.end(), ""
@@ -140,27 +139,38 @@ def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
 
 def _subject(left: str) -> str:
     """The noun phrase a value belongs to, from the words before it in its clause: "the long run is"
-    -> long_run. Empty when the clause has none (a pronoun, a verb, a name)."""
-    clause = re.split(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b", left)[-1]
+    -> long_run. Empty when the clause has none (a pronoun, a verb, a name). A word right before the
+    number with no link between is its subject only as a noun would stand: after a determiner or
+    plural ("the shed 3,800", "gutters 900"), not a verb ("paid 400", "spent 400")."""
+    clause = _CLAUSE_END.split(left)[-1]
     words = re.findall(r"[A-Za-z][\w'-]*", clause)
     sentence = re.split(r"[.!?:]\s+", left)[-1]
     opening = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)  # a sentence's first word is capitalised, not a name
     first_word = opening.group(1) if opening and sentence.strip().startswith(opening.group(1)) else ""
     if first_word and re.search(rf"[a-z,] {re.escape(first_word)}\b", left):  # a name seen mid-sentence too
         first_word = ""
-    while words and words[-1].lower() in _LINK:
+    linked = False
+    while words and _links(words[-1].lower()):
         words.pop()
+        linked = True
     picked: list[str] = []
-    for w in reversed(words):
-        low = w.lower()
+    for k in range(len(words) - 1, -1, -1):
+        w, low = words[k], words[k].lower()
+        before = words[k - 1].lower() if k else ""
         name = w[:1].isupper() and w.isalpha() and not w.isupper() and w != first_word
-        if low in _LINK or low in _NOT_SUBJECT or low in STOPWORDS or low in CALENDAR or "'" in low or \
-                low in _MEASURES or not _nounish(low) or (name and picked == []):
+        if _links(low) or "'" in low or low in CALENDAR or low in _MEASURES or not _nounish(low, before) \
+                or (name and picked == []):
             break
+        if not picked and not linked and not (low.endswith("s") or before in LEADS):
+            break  # "paid 400": a verb, not what 400 is of
         picked.insert(0, low)
         if len(picked) == 2:
             break
     return "_".join(picked)
+
+
+def _links(word: str) -> bool:
+    return word in STOPWORDS or word in LINKS or word in NOT_SUBJECTS
 
 
 def _subject_after(right: str) -> str:
@@ -169,25 +179,22 @@ def _subject_after(right: str) -> str:
     picked = []
     for w in words:
         low = w.lower()
-        if not w[0].isalpha() or low in STOPWORDS or low in _LINK or low in FILLER or not _nounish(low):
+        if not w[0].isalpha() or _links(low) or low in FILLER or not _nounish(low):
             break
         picked.append(low)
     return "_".join(picked) if len(picked) == 2 else ""  # one word after a unit is mostly an adjective
 
 
 def _has_link(left: str) -> bool:
-    return bool(re.search(r"\b(?:is|are|was|were|from|to|now|costs?|total)\s*$", left.strip(), _I))
+    words = left.split()
+    return bool(words) and (words[-1].lower() in LINKS or words[-1].lower() in _PREDICATE)
 
 
-def _nounish(word: str) -> bool:
-    """Crude: adverbs, most past forms and gerund-only verbs are not what a quantity is of."""
+def _nounish(word: str, before: str = "") -> bool:
+    """Crude: adverbs and most past forms are not what a quantity is of; an -ing form is a noun
+    after a determiner ("the wedding budget"), a verb otherwise ("asking for 8,000")."""
     if word.endswith("ly") or word in FILLER:
         return False
     if word.endswith("ed") and len(word) > 4:
         return False
-    return not (word.endswith("ing") and word not in _ING_NOUNS)
-
-
-_ING_NOUNS = frozenset("""wedding training meeting booking building painting housing parking flooring ceiling
-morning evening funding spending pricing ring thing king string clothing bedding lighting heating plumbing
-shipping setting listing rating reading feeding""".split())
+    return not word.endswith("ing") or before in LEADS
