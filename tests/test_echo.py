@@ -105,3 +105,20 @@ def test_acknowledgements_and_advice_are_read_from_the_parse():
     assert not any(acknowledges(s) for s in ("Shed: dark blue.", "Cutover on Sunday 14 June at 02:00 UTC."))
     assert all(adds(s) for s in ("You should book early.", "I'll add it to the list.", "Maybe ask the council."))
     assert not any(adds(s) for s in ("Will do.", "Updated: moving day is 4 July.", "That'll be 40 in total."))
+
+
+def test_a_change_the_assistant_asks_about_and_the_person_confirms_is_a_fact():
+    """"So the test is now on 9 June instead of 2 June?" answered "yes": a fact, said by the
+    assistant and confirmed, citing both turns; a question the person answers no stays no fact."""
+    turns = talk(("user", "my driving test got moved, one week later, same hour"),
+                 ("assistant", "So the test is now on Tuesday 9 June at 10:30, instead of 2 June?"),
+                 ("user", "yes exactly"),
+                 ("user", "and the bakery order moved too"),
+                 ("assistant", "So the cake now comes on 3 June instead of 1 June?"),
+                 ("user", "no, still the 1st"))
+    units = fold_echoes(make_units(turns, "UTC", set()), turns)
+    facts = [(u.turn_ids, u.fact, u.corrects) for u in units]
+    confirmed = [f for f in facts if "t3" in f[0]]
+    assert len(confirmed) == 1 and confirmed[0][0] == ["t2", "t3"]
+    assert confirmed[0][1].startswith("Assistant: The test is now on Tuesday 9 June")
+    assert not any(u.turn.id == "t5" for u in units)  # the question answered no is no fact

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.english.echo import HEDGES
-from sheriff_vault.compaction.supersede import value_pairs
-from sheriff_vault.compaction.units import MAX_FACT_CHARS, Unit
+from sheriff_vault.compaction.english.echo import ASSENT, HEDGES
+from sheriff_vault.compaction.supersede import changes_a_value, value_pairs
+from sheriff_vault.compaction.units import MAX_FACT_CHARS, Unit, make_units
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, stem
+from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, sentences, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -57,7 +58,37 @@ def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ())
         if turn.role == "assistant" and last_user is not None:
             _fold(turn, last_user, by_turn, said, held, echoes)
         _hear(turn.content, *said)  # an echo may repeat the question it was asked too
-    return [u for u in units if id(u) not in echoes]
+    kept = [u for u in units if id(u) not in echoes] + confirmed_changes(turns)
+    order = {t.id: i for i, t in enumerate(turns)}
+    return sorted(kept, key=lambda u: order.get(u.turn.id, -1))  # stable: a turn's units keep their order
+
+
+def confirmed_changes(turns: list[Turn]) -> list[Unit]:
+    """An assistant question that restates a change ("So the swap moves from 7 to 14 March?"),
+    answered yes by the person without saying the value again: the change is a fact, said by the
+    assistant and confirmed, citing both turns."""
+    out: list[Unit] = []
+    for question, answer in zip(turns, turns[1:], strict=False):
+        if question.role != "assistant" or answer.role != "user" or not _assents(answer.content):
+            continue
+        last = sentences(question.content)[-1:] or [""]
+        statement = last[0].rstrip()
+        if not statement.endswith("?"):
+            continue
+        statement = statement.rstrip(" ?") + "."
+        if not (value_pairs(statement) or changes_a_value(statement)) or info(statement)[0] & info(answer.content)[0]:
+            continue
+        for unit in make_units([replace(question, content=statement)], "UTC", set()):
+            unit.turn = question
+            unit.echoes.append(answer.id)
+            unit.flags.add("correction")
+            out.append(unit)
+    return out
+
+
+def _assents(text: str) -> bool:
+    first = re.match(r"\W*([^\W\d_]+)", text)
+    return first is not None and first.group(1).lower() in ASSENT
 
 
 def _hear(text: str, said_numbers: set[str], said_words: set[str], said_names: set[str]) -> None:

@@ -335,6 +335,12 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     return found
 
 
+def changes_a_value(text: str) -> bool:
+    """The text gives some value with change language in its own clause ("the test is now on 9 June")."""
+    doc = nlp.parse_one(text)
+    return any(_changed(doc, v) for v in values(doc))
+
+
 def _changed(doc: Doc, value: Value) -> bool:
     """Change language stands in the value's own clause: a verb of changing (or one that goes up
     or down) above it, or a word that sets now against before in the clause of the same verb."""

@@ -12,3 +12,11 @@ HEDGES = Words(
     examples=("maybe", "usually", "worth"),
     counter=("noted", "now", "same"),
 )
+
+ASSENT = Words(
+    "assent",
+    frozenset({"yes", "yeah", "yep", "yup", "correct", "exactly"}),
+    "interjections and adjectives by which a speaker answers a yes-no question in the affirmative",
+    examples=("yes", "yep", "correct"),
+    counter=("no", "nope", "maybe"),
+)
