@@ -21,19 +21,19 @@ def folded(turns: list[Turn]) -> list[tuple[list[str], str]]:
 
 
 def test_an_echo_is_cited_on_the_users_fact_and_is_no_line_of_its_own():
-    turns = talk(("user", "this Sunday long run is 24 km at 5:40 pace"),
-                 ("assistant", "24 km at 5:40 per km this Sunday, got it."),
+    turns = talk(("user", "this Sunday long swim is 3 km at 2:10 pace"),
+                 ("assistant", "3 km at 2:10 pace this Sunday, got it."),
                  ("user", "coach is Ren, plan has 4 runs a week"),
                  ("assistant", "So Ren coaches you, 4 runs a week."))
-    assert folded(turns) == [(["t1", "t2"], "Sam: This Sunday (7 June 2026) long run is 24 km at 5:40 pace"),
+    assert folded(turns) == [(["t1", "t2"], "Sam: This Sunday (7 June 2026) long swim is 3 km at 2:10 pace"),
                              (["t3", "t4"], "Sam: Coach is Ren, plan has 4 runs a week")]
 
 
 def test_an_echo_that_spells_out_a_correction_hands_it_to_the_fact():
-    turns = talk(("user", "the painters are late, so moving day is 4 July now"),
-                 ("assistant", "Updated: moving day is 4 July instead of 27 June, because the painters are late."))
+    turns = talk(("user", "the plasterers are late, so move-in day is 9 August now"),
+                 ("assistant", "Updated: move-in day is 9 August instead of 2 August, as the plasterers are late."))
     [unit] = fold_echoes(make_units(turns, "UTC", set()), turns)
-    assert unit.turn_ids == ["t1", "t2"] and unit.corrects == [("4 July", "27 June")]
+    assert unit.turn_ids == ["t1", "t2"] and unit.corrects == [("9 August", "2 August")]
 
 
 def test_advice_a_new_number_or_a_new_name_is_no_echo():
@@ -47,9 +47,9 @@ def test_advice_a_new_number_or_a_new_name_is_no_echo():
 
 
 def test_encouragement_that_says_nothing_new_is_dropped():
-    turns = talk(("user", "They met at a climbing gym, she caught his fall."),
-                 ("assistant", "Nice: the climbing gym where she caught his fall. Carry on with that part."))
-    assert folded(turns) == [(["t1", "t2"], "Sam: They met at a climbing gym, she caught his fall.")]
+    turns = talk(("user", "They met at a sailing club, he fixed her rudder."),
+                 ("assistant", "Nice: the sailing club where he fixed her rudder. Carry on with that part."))
+    assert folded(turns) == [(["t1", "t2"], "Sam: They met at a sailing club, he fixed her rudder.")]
 
 
 def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_echo():
@@ -89,22 +89,22 @@ def test_an_echo_that_names_what_the_person_left_unsaid_keeps_those_words_on_the
 
 
 def test_an_acknowledged_restatement_of_the_persons_value_is_an_echo_that_names_its_slot():
-    """"Updated: the gig moves to Friday 3 April" after "we're on the 3rd now": the person's value
+    """"Updated: the concert moves to 26 July" after "we sing on 26 july now": the person's value
     in the assistant's words, which name what it is the value of; the line keeps them."""
-    turns = talk(("user", "quick update on the friday thing, they double-booked, so we're on 3 april now"),
-                 ("assistant", "Updated: the gig moves from 27 March to 3 April, same times."))
-    [unit] = fold_echoes(make_units(turns, "UTC", set()), turns, ["Sam: The band got a gig on 27 March"])
-    assert unit.turn_ids == ["t1", "t2"] and "gig" in unit.fact
-    assert unit.corrects == [("3 April", "27 March")]
+    turns = talk(("user", "news on the choir thing, the hall is taken, so we sing on 26 july now"),
+                 ("assistant", "Updated: the concert moves from 19 July to 26 July, same hall."))
+    [unit] = fold_echoes(make_units(turns, "UTC", set()), turns, ["Sam: The choir concert is on 19 July"])
+    assert unit.turn_ids == ["t1", "t2"] and "concert" in unit.fact
+    assert unit.corrects == [("26 July", "19 July")]
 
 
 def test_acknowledgements_and_advice_are_read_from_the_parse():
     from sheriff_vault.compaction.echo import acknowledges, adds
 
     assert all(acknowledges(s) for s in ("Noted: 24 km on Sunday.", "Okay, so 236 laptops.", "24 km Sunday, got it."))
-    assert not any(acknowledges(s) for s in ("Shed: dark blue.", "Cutover on Sunday 14 June at 02:00 UTC."))
+    assert not any(acknowledges(s) for s in ("Shed: dark blue.", "Pickup on Friday 5 June at 09:00."))
     assert all(adds(s) for s in ("You should book early.", "I'll add it to the list.", "Maybe ask the council."))
-    assert not any(adds(s) for s in ("Will do.", "Updated: moving day is 4 July.", "That'll be 40 in total."))
+    assert not any(adds(s) for s in ("Will do.", "Updated: the fitting is on 4 July.", "That'll be 40 in total."))
 
 
 def test_a_change_the_assistant_asks_about_and_the_person_confirms_is_a_fact():

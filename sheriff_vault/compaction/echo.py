@@ -1,8 +1,8 @@
-"""Assistant echoes: "Noted: Berlin Marathon on 27 September." after the user said just that.
+"""Assistant echoes: "Noted: the dentist on 3 May." after the user said just that.
 
 An echo carries no information of its own, so it is no fact: it is folded into the user's fact it
 restates, whose line then cites both turns ([t3, t4]). A correction the echo spells out ("Updated:
-4 July instead of 27 June") is kept on that fact, so the old value can be marked superseded. An
+9 August instead of 2 August") is kept on that fact, so the old value can be marked superseded. An
 assistant sentence that adds advice, arithmetic, a number or a name the user did not say is not an
 echo and stays a fact of its own.
 """
@@ -31,7 +31,7 @@ _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
 _NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CURRENCY_WORDS | CALENDAR
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 # An echo that names what the person's words leave unsaid ("Sunday 29 March now." restated as
-# "The rebuttal deadline moves to Sunday 29 March") keeps its words on the fact it folds into, so
+# "The court hearing moves to Sunday 29 March") keeps its words on the fact it folds into, so
 # the fact can be found by them: at least this many words said before (in the talk or in memory)
 # that the person's sentence lacks.
 NAMES_MORE = 2
@@ -41,8 +41,8 @@ STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before /
 def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ()) -> list[Unit]:
     """`units` without the assistant's echoes; each echo's turn id is added to the user unit it
     restates, with the (new, old) value pairs it states. `known`: what memory already holds of the
-    topics this talk continues (an echo may name what an earlier session said: "So: Achilles
-    tendinopathy" when only today's turn says "tendinopathy")."""
+    topics this talk continues (an echo may name what an earlier session said: "So: a torn
+    meniscus" when only today's turn says "meniscus")."""
     by_turn: dict[str, list[Unit]] = {}
     for unit in units:
         by_turn.setdefault(unit.turn.id, []).append(unit)
@@ -158,7 +158,7 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
         return False
     numbers, words = info(sent)
     pairs = value_pairs(sent)
-    replaced = info(" ".join(old for _, old in pairs))[0]  # "4 July instead of 27 June"
+    replaced = info(" ".join(old for _, old in pairs))[0]  # "9 August instead of 2 August"
     # "The hearing moves from Thursday 26 to Sunday 29 March" after "so Sunday 29 March now": it
     # restates the change the person just made, whatever else it names
     last_numbers = info(previous_user)[0]

@@ -36,6 +36,7 @@ _WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) fo
 _ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SLOT_POS = ("NOUN", "PROPN")
+_DIRECTIONS = ("up", "down")  # a value that goes up or down to another has changed
 _ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
 
 
@@ -49,7 +50,7 @@ class Value:
     start: int  # character offsets in the parsed text
     end: int
     slot: frozenset[str]  # lemmas of what it is the value of ("guest", "count"); empty when the parse names none
-    counted: str = ""  # the noun a number counts ("guest" in "84 guests"); not a unit ("EUR", "km")
+    counted: str = ""  # the noun a number counts ("chair" in "12 chairs"); not a unit ("EUR", "km")
 
 
 def values(doc: Doc | Span) -> list[Value]:
@@ -129,7 +130,7 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
 
 def _slot(tok: Token) -> frozenset[str]:
     """What a value is the value of: the noun it counts, with its compounds, and the subject of the
-    clause whose predicate holds it ("the deposit is 660 EUR": deposit; "84 guests": guest), or its
+    clause whose predicate holds it ("the deposit is 660 EUR": deposit; "12 chairs": chair), or its
     object when the subject is a pronoun ("she gives a talk on Tuesday": talk)."""
     words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) else set()
     head = tok
@@ -178,7 +179,7 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
              or m["old"])
     for m in FROM_TO.finditer(text):
         if _changes(doc.char_span(0, m.start(), alignment_mode="expand") or doc[:0], verbs_only=True) \
-                or text[: m.start()].split()[-1:] in (["up"], ["down"]):
+                or any(w.lower() in _DIRECTIONS for w in text[: m.start()].split()[-1:]):
             _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
     for m in ARROW.finditer(text):
         _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
@@ -256,7 +257,7 @@ def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
     for t in sent:
         if t.lemma_.lower() in CHANGE_VERBS and (verbs_only or t.pos_ == "VERB" or t.lower_ == "change"):
             return True
-        if t.pos_ == "VERB" and any(c.lower_ in ("up", "down") for c in t.children):
+        if t.pos_ == "VERB" and any(c.lower_ in _DIRECTIONS for c in t.children):
             return True
         if not verbs_only and (t.lower_ in NOW or t.lower_ == "longer"):
             return True
@@ -348,9 +349,9 @@ def _changed(doc: Doc, value: Value) -> bool:
     if anchor is None:
         return False
     for word in (anchor.root, *anchor.root.ancestors):
-        if word.pos_ in ("VERB", "AUX") and (word.lemma_.lower() in CHANGE_VERBS or
-                                             any(c.lower_ in ("up", "down") for c in word.children)):
-            return True
+        if word.lower_ in _DIRECTIONS or word.pos_ in ("VERB", "AUX") and (
+                word.lemma_.lower() in CHANGE_VERBS or any(c.lower_ in _DIRECTIONS for c in word.children)):
+            return True  # "moved to", "went up to", "is down to", "down to 38"
     verb = _clause(anchor.root)
     return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
 
@@ -363,7 +364,7 @@ def _clause(tok: Token) -> Token:
 def _replaces(changed: list[Value], said: list[Value], item: Item) -> bool:
     """A changed value gives another value to a slot `item` holds: the same kind, another value,
     and the same slot; or, for a date whose clause names no slot, the sentence names the item's
-    date too, the one it moves away from ("they double-booked the 27th, so it's the 3rd now")."""
+    date too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now")."""
     held = values(nlp.parse_one(_body(item.text)))
     for new in changed:
         for was in held:
@@ -379,7 +380,7 @@ def _replaces(changed: list[Value], said: list[Value], item: Item) -> bool:
 def _same_slot(new: Value, was: Value) -> bool:
     """Two values of one slot: numbers that count different things, or a count and an amount ("60
     boxes", "2,400 EUR"), are not, whatever their clauses share; otherwise the slots the parse
-    names overlap, or both count the same noun ("84 guests", "82 guests")."""
+    names overlap, or both count the same noun ("12 chairs", "14 chairs")."""
     if new.counted != was.counted and (new.counted or was.counted):
         return False
     return bool(new.slot & was.slot) or bool(new.counted and new.counted == was.counted)

@@ -27,7 +27,7 @@ NEW_THEN_OLD = Cue(
     "new_then_old",
     r"(?:,\s*|\s)(?:not|no longer|rather than|instead of)\s+|(?:,\s*|\()was\s+",
     "a negated or displaced second term after a value names the value it replaces: X, not Y; X instead of Y",
-    examples=("It is 50 mg, no longer 25 mg.", "4 July instead of 27 June", "82 now, was 84"),
+    examples=("It is 50 mg, no longer 25 mg.", "9 August instead of 2 August", "38 now, was 40"),
     counter=("I was there on Monday.", "nothing else", "It was 40."),
 )
 
