@@ -23,10 +23,10 @@ def folded(turns: list[Turn]) -> list[tuple[list[str], str]]:
 def test_an_echo_is_cited_on_the_users_fact_and_is_no_line_of_its_own():
     turns = talk(("user", "this Sunday long swim is 3 km at 2:10 pace"),
                  ("assistant", "3 km at 2:10 pace this Sunday, got it."),
-                 ("user", "coach is Ren, plan has 4 runs a week"),
-                 ("assistant", "So Ren coaches you, 4 runs a week."))
+                 ("user", "coach is Ines, plan has 3 swims a week"),
+                 ("assistant", "So Ines coaches you, 3 swims a week."))
     assert folded(turns) == [(["t1", "t2"], "Sam: This Sunday (7 June 2026) long swim is 3 km at 2:10 pace"),
-                             (["t3", "t4"], "Sam: Coach is Ren, plan has 4 runs a week")]
+                             (["t3", "t4"], "Sam: Coach is Ines, plan has 3 swims a week")]
 
 
 def test_an_echo_that_spells_out_a_correction_hands_it_to_the_fact():
@@ -37,8 +37,8 @@ def test_an_echo_that_spells_out_a_correction_hands_it_to_the_fact():
 
 
 def test_advice_a_new_number_or_a_new_name_is_no_echo():
-    turns = talk(("user", "We're asking for 8,000 EUR for the rainwater tanks."),
-                 ("assistant", "Three letters of support would look strong for a neighbourhood fund."),
+    turns = talk(("user", "We're asking for 6,500 EUR for the bike shelter."),
+                 ("assistant", "Two quotes from local builders would help the application."),
                  ("user", "The fleet is 220 laptops."),
                  ("assistant", "At 40 a weekend that is six weekends."),
                  ("user", "Katrin is my physio."),
@@ -78,13 +78,13 @@ def test_an_echo_may_name_what_an_earlier_session_said():
 def test_an_echo_that_names_what_the_person_left_unsaid_keeps_those_words_on_the_fact():
     """"So Sunday now." restated as "The hearing moves from Thursday to Sunday": one fact, citing
     both turns, that a question about the hearing finds; encouragement adds no words to it."""
-    turns = talk(("user", "The court hearing is on Thursday 26 March."),
-                 ("assistant", "Noted: hearing on Thursday 26 March."),
-                 ("user", "they gave everyone three extra days. so Sunday 29 March now"),
-                 ("assistant", "The court hearing moves from Thursday 26 March to Sunday 29 March."))
+    turns = talk(("user", "The court hearing is on Thursday 12 November."),
+                 ("assistant", "Noted: hearing on Thursday 12 November."),
+                 ("user", "they gave everyone four extra days. so Monday 16 November now"),
+                 ("assistant", "The court hearing moves from Thursday 12 November to Monday 16 November."))
     facts = folded(turns)
     assert len(facts) == 2 and facts[1][0] == ["t3", "t4"]
-    assert "court hearing" in facts[1][1] and facts[1][1].startswith("Sam: They gave everyone three extra days")
+    assert "court hearing" in facts[1][1] and facts[1][1].startswith("Sam: They gave everyone four extra days")
     assert "(Assistant: " not in facts[0][1]  # the first echo names nothing the person did not say
 
 

@@ -19,12 +19,12 @@ CONV = "conversations/2026/03/09/090000-a.md"
 
 @pytest.mark.parametrize("text,pairs", [
     ("The corrected quote is 21,900, not 18,400.", [("21,900", "18,400")]),
-    ("Moving day is 4 July instead of 27 June.", [("4 July", "27 June")]),
+    ("Pickup day is 9 August instead of 2 August.", [("9 August", "2 August")]),
     ("Shed: not sage green but dark blue, the green looked grey.", [("dark blue", "sage green")]),
     ("They moved the cutover from 21 March to 28 March.", [("28 March", "21 March")]),
     ("She's called Luna now, not Pepa.", [("Luna", "Pepa")]),  # the name, not the verb before it
     ("Reverse replication from 16 to 12 at cutover.", []),  # a direction, not a change
-    ("We're asking for 8,000 EUR.", []),
+    ("We're asking for 6,500 EUR.", []),
     # a sentence's full stop is not part of its number, and "the" is no value every line mentions
     ("I measured again with a proper 30 m tape instead of the old folding ruler, and it's actually 27 metres, "
      "not 24. The hedge hid a bit.", [("27 metres", "24")]),
@@ -44,7 +44,7 @@ def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
 @pytest.mark.parametrize("text,reworded", [
     ("Not sage green but dark blue, the green looked grey.", "Dark blue, not sage green, the green looked grey."),
     ("the cutover moved from 21 March to 28 March", "the cutover moved to 28 March (from 21 March)"),
-    ("The fleet is 236 laptops, not 220.", "The fleet is 236 laptops, not 220."),
+    ("The depot has 48 vans, not 44.", "The depot has 48 vans, not 44."),
 ])
 def test_a_correction_is_worded_current_value_first(text: str, reworded: str):
     assert current_first(text) == reworded
