@@ -262,3 +262,13 @@ def test_a_line_naming_the_old_value_first_opens_with_the_current_one():
     assert current_first(dated, [("26 April", "19 April")]).startswith("Lena: 26 April, not 19 April: ")
     assert current_first("Lena: It is 26 April now, not 19 April.", [("26 April", "19 April")]) == \
         "Lena: It is 26 April now, not 19 April."
+
+
+def test_a_verbless_fragment_has_values_and_slots():
+    """A note without a verb ("Dentist: 3 May, 40 EUR.") is read to its root, not past it."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.supersede import values
+
+    said = values(nlp.parse_one("Dentist: 3 May, 40 EUR."))
+    assert [v.norm for v in said] == [(3.0, 5.0), (40.0,)]
+    assert value_pairs("Only the big one, not the small one.") is not None

@@ -134,14 +134,14 @@ def _slot(tok: Token) -> frozenset[str]:
     object when the subject is a pronoun ("she gives a talk on Tuesday": talk)."""
     words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) else set()
     head = tok
-    while head.head is not head and head.pos_ not in ("VERB", "AUX"):
+    while head.head.i != head.i and head.pos_ not in ("VERB", "AUX"):  # a root heads itself
         head = head.head
         if head.pos_ in _SLOT_POS and head.dep_ in ("nsubj", "nsubjpass", "ROOT"):
             return frozenset(words | _noun(head))
     if head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS and tok.dep_ == "dobj":
         words.add(head.lemma_.lower())  # "they quoted 2,400": what was quoted
     for deps in (("nsubj", "nsubjpass"), ("dobj",)):
-        nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c is not tok]
+        nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c.i != tok.i]
         if nouns:
             return frozenset(words.union(*(_noun(c) for c in nouns)))
     return frozenset(words)
@@ -239,7 +239,7 @@ def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
     if old is None:
         return None
     head = old.head
-    while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head is not head:
+    while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head.i != head.i:
         head = head.head
     if not (head.pos_ in _SLOT_POS and head.idx < cue):
         before = [c for c in head.children if c.idx < cue and c.pos_ in _SLOT_POS
