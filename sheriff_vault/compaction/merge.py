@@ -247,6 +247,9 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             topic.set("one_liner", truncate(unit.body, 120))
         elif len(gone) > 12 and gone in topic.one_liner and topic.one_liner.replace(gone, "").strip():
             topic.set("one_liner", " ".join(topic.one_liner.replace(gone, " ").split()))  # only a part was old
+        elif len(gone) > 40 and gone[:40] in topic.one_liner:  # the old part, cut short in the one-liner
+            kept = topic.one_liner[: topic.one_liner.index(gone[:40])].strip()
+            topic.set("one_liner", kept if len(kept) > 12 else truncate(unit.body, 120))
     utility += mentions
     utility += 5 if any(c.corrected for c in cands) else 0
     utility += 3 if any(c.constrained for c in cands) else 0

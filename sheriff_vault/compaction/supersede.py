@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import STOPWORDS
+from sheriff_vault.text import STOPWORDS, content_words, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -321,7 +321,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
         for item in older:
             if item not in found and _mentions(item.text, old) and not _mentions(item.text, new) and (
                     _numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
-                    or _shares_slot(text, item.text, old)):
+                    or _shares_slot(text, item.text, old) or _shares_words(text, item.text)):
                 found.append(item)
     if found:
         return found
@@ -399,6 +399,14 @@ def _shares_slot(text: str, item: str, old: str) -> bool:
     slots = {w for v in values(nlp.parse_one(text)) for w in v.slot}
     number = _numeric(old)
     return any(v.slot & slots for v in values(nlp.parse_one(_body(item))) if v.norm == (number,))
+
+
+def _shares_words(text: str, item: str) -> bool:
+    """A short number named as replaced ("33.20 instead of 31.50") corrects a line about the same
+    thing: one that shares a content word with the correction besides the values."""
+    def nouns(t: str) -> set[str]:
+        return {stem(w) for w in content_words(_body(t)) if w.lower() not in _MONTHS}
+    return bool(nouns(text) & nouns(item))
 
 
 def _mentions(text: str, value: str) -> bool:
