@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from sheriff_vault.cli.group import cli
-from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+from sheriff_vault.cli.options import emit_json, get_now, get_vault, json_option, now_option, vault_option, with_vault
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sheriff_vault.store.vault import Vault
 
 
@@ -111,18 +113,26 @@ def _print_stats(stats: dict, as_json: bool) -> None:
 @click.option("--status", "show_status", is_flag=True,
               help="Say whether a daemon runs for this vault and what it holds (index, last request, memory).")
 @click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
+@click.option("--all", "every", is_flag=True,
+              help="With --status or --stop: every daemon of yours, whatever its vault (no vault needed).")
 @click.option("--autostarted", is_flag=True, hidden=True,
               help="Started by recall: exit after daemon.idle_exit_seconds without a request.")
 @json_option
-@with_vault
-def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, autostarted: bool, as_json: bool) -> None:
+@vault_option
+def watch(vault_path: Path | None, foreground: bool, show_status: bool, do_stop: bool, every: bool, autostarted: bool,
+          as_json: bool) -> None:
     """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
 
     Starts in the background and returns once the model is loaded; logs go to .vault/logs/daemon.log.
     `vault recall` starts one by itself when none runs (daemon.autostart in vault.yaml).
+    `--status --all` lists every vault daemon you run, `--stop --all` stops them all.
     """
     from sheriff_vault.daemon import lifecycle
 
+    if every:
+        _watch_all(show_status, do_stop, as_json)
+        return
+    vault = get_vault(vault_path)
     if show_status:
         state = lifecycle.describe(vault)
         if as_json:
@@ -154,6 +164,38 @@ def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, auto
     else:
         word = "already running" if info.get("already") else "started"
         click.echo(f"{word}, pid {info['pid']}")
+
+
+def _watch_all(show_status: bool, do_stop: bool, as_json: bool) -> None:
+    """`vault watch --status --all` and `--stop --all`: every daemon of this user, whatever its vault."""
+    from sheriff_vault.daemon import lifecycle
+
+    if show_status == do_stop:
+        raise click.UsageError("--all goes with one of --status and --stop")
+    if do_stop:
+        stopped = lifecycle.stop_all()
+        if as_json:
+            emit_json({"stopped": stopped})
+        for d in [] if as_json else stopped:
+            click.echo(f"stopped pid {d['pid']}: {d['vault']}")
+        if not stopped and not as_json:
+            click.echo("not running")
+        return
+    found = lifecycle.describe_all()
+    if as_json:
+        emit_json({"running": len(found), "daemons": found})
+    elif not found:
+        click.echo("not running")
+    else:
+        memory = sum((d.get("memory_mb") or {}).get("VmRSS") or 0 for d in found)
+        click.echo(f"{len(found)} daemon(s) running, {memory:.0f} MB resident in all")
+        for d in found:
+            click.echo(f"pid {d['pid']}: {d['vault']}")
+            for line in _daemon_lines(d)[1:] or ([f"memory: {d['memory_mb']['VmRSS']:.0f} MB resident"]
+                                                 if d.get("memory_mb") else []):
+                click.echo(f"  {line}")
+    if not found:
+        sys.exit(1)
 
 
 def _daemon_lines(state: dict) -> list[str]:

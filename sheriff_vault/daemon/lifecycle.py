@@ -172,6 +172,56 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
     return True
 
 
+def describe_all(under: Path | None = None) -> list[dict]:
+    """Every running watch daemon of this user (with `under`, those serving a vault inside that
+    folder), by vault: pid and vault, plus what `describe` says of it (index generation, last
+    request, memory) when it answers; else its resident memory as /proc tells it."""
+    from sheriff_vault.store.vault import Vault
+
+    found = []
+    for daemon in daemons(under):
+        entry: dict = {"pid": daemon["pid"], "vault": daemon["vault"]}
+        try:
+            state = describe(Vault(Path(daemon["vault"])))
+        except VaultError:
+            state = None
+        if state and int(state.get("pid", 0)) == daemon["pid"]:
+            entry |= state
+        elif (rss := _resident_mb(daemon["pid"])) is not None:
+            entry["memory_mb"] = {"VmRSS": rss}
+        found.append(entry)
+    return sorted(found, key=lambda d: (d["vault"], d["pid"]))
+
+
+def stop_all(under: Path | None = None, timeout: float = 30.0) -> list[dict]:
+    """Stop every watch daemon of this user (with `under`, those serving a vault inside that
+    folder): politely through its vault (`stop`), then with SIGTERM/SIGKILL if it is still running
+    (its vault gone or unreadable, or it does not answer). Returns the pid and vault of each."""
+    from sheriff_vault.store.vault import Vault
+
+    stopped = []
+    for daemon in daemons(under):
+        pid = daemon["pid"]
+        try:
+            stop(Vault(Path(daemon["vault"])), timeout=timeout)
+        except VaultError:
+            pass
+        if rpc.pid_alive(pid):
+            terminate([pid])
+        stopped.append({"pid": pid, "vault": daemon["vault"]})
+    return sorted(stopped, key=lambda d: (d["vault"], d["pid"]))
+
+
+def _resident_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def command_line(pid: int) -> list[str] | None:
     """The process's arguments (from /proc), or None when it is gone or they cannot be read."""
     try:
@@ -202,6 +252,11 @@ def daemons(under: Path | None = None) -> list[dict]:
         return []
     for entry in entries:
         if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != os.getuid():  # another user's daemon is not ours to list
+                continue
+        except OSError:
             continue
         argv = command_line(int(entry))
         root = _daemon_vault(int(entry), argv) if argv else None
