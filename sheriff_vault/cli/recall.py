@@ -212,7 +212,8 @@ def _daemon_lines(state: dict) -> list[str]:
              + (f"{_duration(ago)} ago" if ago is not None else "none yet"),
              f"index generation {state.get('generation') if state.get('generation') is not None else '?'}, "
              f"{state.get('pending', 0)} pending" + (", catching up" if state.get("warming_up") else ""),
-             f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)")]
+             f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)"),
+             "English pipeline: " + (", ".join(state.get("nlp") or []) or "not loaded (loads at the first sleep)")]
     if memory.get("VmRSS") is not None:
         lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)")
     return lines

@@ -95,7 +95,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
-    # name the subject crisply ("Noted: a grant application to the neighbourhood fund ...").
+    # name the subject crisply ("Noted: the boiler replacement, booked for Monday").
     texts = [_turn_texts(c, by_id) for c in candidates]
     names = {p.path: p for p in prior}
     for i, cand in enumerate(candidates):

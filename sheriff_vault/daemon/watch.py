@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sheriff_vault import faults
+from sheriff_vault import faults, nlp
 from sheriff_vault.daemon import models, rpc, runtime
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
@@ -368,7 +368,7 @@ class Daemon:
                 "last_request_ago": round(now - self.last_request_at, 1) if self.last_request_at else None,
                 "generation": self.generation, "batches": self.batches, "pending": pending,
                 "warming_up": not self.warm.is_set(), "model": embedder.model_id if embedder else None,
-                "model_ready": self.model_ready.is_set(), "memory_mb": memory_mb()}
+                "model_ready": self.model_ready.is_set(), "nlp": nlp.loaded(), "memory_mb": memory_mb()}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:
