@@ -19,6 +19,7 @@ from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal,
     # by where it goes; a replacement by the new thing; a person's visit by the person
     ("First, the deck oven. The big Miwe in the back died yesterday.", "deck oven"),
     ("True: Second: the survey data.", "survey data"),
+    ("Three things this week: my sister's wedding speech, the boiler and a visa.", "wedding speech"),
     ("Talk proposal! I want to submit to EuroPython, the CFP closes 10 April.", "Talk proposal"),
     ("ok will look. other thing, we're upgrading from 3.10 to python 3.12. Target: 4.8", "python 3.12 upgrade"),
     ("we finally want to replace the old hedge along the back of the garden with a wooden fence.", "wooden fence"),

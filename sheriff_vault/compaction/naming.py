@@ -136,7 +136,7 @@ MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best ti
 # words themselves, "visit" a person's visit, "list" an item of a list walked through, "trip" a trip
 # to a place, "to" where a change goes, "" the noun of the -ing verb before them.
 _INTRO = [(english.REPLACED_WITH, "="), (english.VISITING, "visit"), (english.HEADING, "="),
-          (english.LIST_ITEM, "list"), (english.UPGRADE_TO, "to"), (english.TRIP_TO, "trip"), (english.DOING, ""),
+          (english.LIST_ITEM, "list"), (english.ENUMERATION, "list"), (english.UPGRADE_TO, "to"), (english.TRIP_TO, "trip"), (english.DOING, ""),
           (english.INTENDS, "="), (english.TAKES_ON, "=")]
 
 
@@ -217,11 +217,13 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool, head_las
         if not words and (tok.ent_type_ == "ORDINAL" or tok.like_num):
             counted = tok.ent_type_ != "ORDINAL" and tok.text.isdigit()
             continue
+        if not words and tok.pos_ in ("ADP", "SCONJ"):
+            return None  # "at 3pm", "from the supplier": no noun phrase is named here
         if not words and (low in STOPWORDS or counted and tok.i != last_i):
             counted = False
-            continue  # "from ...", or the measure after a number: "a 15 min presentation"
-        if tok.tag_ == "POS" and words:  # "Mila's class trip": the thing owned is the subject
-            words, kept = [], []
+            continue  # a determiner, or the measure after a number: "a 15 min presentation"
+        if tok.tag_ == "POS" or tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].tag_ == "POS":
+            words, kept = [], []  # "Mila's class trip", "my sister's speech": the thing owned is the subject
             continue
         if words and tok.like_num and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
             words.append(low.rstrip("."))
@@ -285,7 +287,7 @@ def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict
     for i, doc in enumerate(nlp.parse(texts)):
         seen: set[str] = set()
         for gram in _grams(doc, ignore):
-            spelled = " ".join(t.text for t in gram)
+            spelled = _spell(gram)
             key = _key(spelled)
             forms.setdefault(key, Counter())[spelled] += 1
             _KIND.setdefault(spelled, _kind(gram))
@@ -297,6 +299,14 @@ def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict
     return counts, forms, first
 
 
+def _spell(gram: Sequence[Token]) -> str:
+    """A phrase as said, an owner keeping its "'s" before what follows."""
+    def owned(t: Token) -> bool:
+        return t is not gram[-1] and t.i + 1 < len(t.doc) and t.doc[t.i + 1].tag_ == "POS"
+
+    return " ".join(t.text + t.doc[t.i + 1].text if owned(t) else t.text for t in gram)
+
+
 def _key(form: str) -> str:
     return " ".join(stem(w.lower()) for w in form.split())
 
@@ -306,9 +316,19 @@ def _title_word(tok: Token, run: list[Token]) -> bool:
     number after a name ("Windows 11"); never a word inside a date, time, count or amount."""
     if tok.ent_type_ in COUNTED and not _version(tok, run):
         return False
-    if tok.pos_ in NOMINAL or tok.pos_ == "ADJ":
+    if tok.pos_ in NOMINAL or tok.pos_ == "ADJ" or _verb_as_noun(tok):
         return tok.text[:1].isalpha() and len(tok.text) >= 3 and "'" not in tok.text and "’" not in tok.text
     return _version(tok, run)
+
+
+def _verb_as_noun(tok: Token) -> bool:
+    """"the memory refactor", "our move": a verb English also uses as its noun, standing where a
+    noun stands (after a determiner, a possessive, an adjective or another noun), which a tagger
+    reads as a verb."""
+    if tok.pos_ != "VERB" or tok.lemma_.lower() not in english.VERB_NOUNS or tok.i == 0:
+        return False
+    before = tok.doc[tok.i - 1]
+    return before.pos_ in ("DET", "NOUN", "PROPN", "ADJ") or before.dep_ == "poss"
 
 
 def _version(tok: Token, run: list[Token]) -> bool:
@@ -324,6 +344,9 @@ def _grams(doc: Doc, ignore: set[str]) -> list[list[Token]]:
     """1- to 3-word runs of title words ending on a noun, a name or a version number."""
     runs: list[list[Token]] = [[]]
     for tok in doc:
+        owner = runs[-1][-1] if runs[-1] else None
+        if tok.tag_ == "POS" and owner is not None and owner.i == tok.i - 1 and owner.text[:1].isupper():
+            continue  # "Caroline's birthday party": an owner's name stays with what is theirs
         if tok.text.lower() in ignore or not _title_word(tok, runs[-1]) or tok.is_sent_start and runs[-1]:
             runs.append([])
         if tok.text.lower() not in ignore and _title_word(tok, runs[-1]):
@@ -334,7 +357,8 @@ def _grams(doc: Doc, ignore: set[str]) -> list[list[Token]]:
             for s in range(len(run) - size + 1):
                 gram = run[s : s + size]
                 measure = size > 1 and gram[0].i > 0 and doc[gram[0].i - 1].like_num  # "15 min presentation"
-                if (gram[-1].pos_ in NOMINAL or gram[-1].like_num and size > 1) and not gram[0].like_num \
+                head = gram[-1].pos_ in NOMINAL or _verb_as_noun(gram[-1]) or gram[-1].like_num and size > 1
+                if head and not gram[0].like_num \
                         and not measure:
                     out.append(gram)
     return out
@@ -355,7 +379,7 @@ KINDS_KEPT = 20_000
 def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
     """`head_noun`: the last word is known to head a noun phrase, whatever its tag."""
     last = tokens[-1]
-    head = "NOUN" if head_noun or last.like_num or last.ent_type_ in NAMED_KINDS else last.pos_
+    head = "NOUN" if head_noun or last.like_num or last.ent_type_ in NAMED_KINDS or _verb_as_noun(last) else last.pos_
     return _Kind(head,
                  tuple(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) for t in tokens))
 

@@ -82,6 +82,15 @@ LIST_ITEM = Cue(
     counter=("The second floor is ready.", "first of all thanks"),
 )
 
+ENUMERATION = Cue(
+    "enumeration",
+    rf"\b(?:two|three|four|a few|a couple of|several|\d) (?:things|items|topics|matters|projects)\b[^:.!?]{{0,40}}:"
+    rf"\s*{_DETERMINER}{_OBJECT}",
+    "a count of general nouns and a colon announce a list; its first item is a subject the talk takes up",
+    examples=("Three things today: the roof leak, the car and my visa.", "two projects this month: my thesis and"),
+    counter=("Two things can be true at once.", "three items in the basket"),
+)
+
 UPGRADE_TO = Cue(
     "upgrade_to",
     r"\b(?P<verb>upgrading|migrating|moving|switching|updating)\s+(?:\w+\s+)?from\s+\S+(?:\s+\S+)?"
