@@ -136,7 +136,8 @@ MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best ti
 # words themselves, "visit" a person's visit, "list" an item of a list walked through, "trip" a trip
 # to a place, "to" where a change goes, "" the noun of the -ing verb before them.
 _INTRO = [(english.REPLACED_WITH, "="), (english.VISITING, "visit"), (english.HEADING, "="),
-          (english.LIST_ITEM, "list"), (english.ENUMERATION, "list"), (english.UPGRADE_TO, "to"), (english.TRIP_TO, "trip"), (english.DOING, ""),
+          (english.LIST_ITEM, "list"), (english.ENUMERATION, "list"), (english.UPGRADE_TO, "to"),
+          (english.TRIP_TO, "trip"), (english.DOING, ""),
           (english.INTENDS, "="), (english.TAKES_ON, "=")]
 
 
@@ -205,7 +206,8 @@ def _kept(words: list[str], tokens: list[Token]) -> list[str]:
     return words
 
 
-def _read_object(span: Span | None, ignore: set[str], keep_names: bool, head_last: bool = False) -> tuple[list[str], list[Token]] | None:
+def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
+                 head_last: bool = False) -> tuple[list[str], list[Token]] | None:
     """`head_last`: the span follows "the" in a frame, so its last word is the phrase's head noun
     whatever the tagger calls it (it reads "oven" in "the deck oven" as an adjective)."""
     words: list[str] = []
