@@ -100,7 +100,7 @@ def test_a_question_about_the_work_reports_none():
 
 
 def test_the_idiom_said_of_a_place_is_not_work():
-    got = in_progress(talk(("user", "The bakery in the middle of the square closed last year."),
+    got = in_progress(talk(("user", "Lunch was great. The bakery in the middle of the square closed."),
                            ("assistant", "A pity, it was popular.")))
     assert got.status == "idle"
 
@@ -150,3 +150,9 @@ def test_a_plan_to_go_on_is_open_work():
     got = in_progress(talk(("user", "Please index the 2025 invoices."),
                            ("assistant", "Half of them are indexed. I'll continue with the rest tomorrow.")))
     assert got.status == "running" and "continue with the rest" in got.resume_hint
+
+
+def test_a_phrasal_verb_of_going_on_is_a_plan_with_its_object_between():
+    got = in_progress(talk(("user", "Sort the receipts by month, please."),
+                           ("assistant", "January to May are sorted. I will pick it up again after lunch.")))
+    assert got.status == "running" and "pick it up again" in got.resume_hint

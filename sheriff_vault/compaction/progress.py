@@ -178,7 +178,7 @@ def _speakers(sent: Span, at: int) -> bool:
     head = tok[0]
     while head.pos_ not in ("VERB", "AUX") and head.dep_ != "ROOT":
         head = head.head
-    return _person(_subject(head)) in ("1", None) if head.pos_ in ("VERB", "AUX") else True
+    return _person(_subject(head)) in ("1", None)
 
 
 def _under_way(tok: Token, subj: Token | None) -> bool:
@@ -288,10 +288,10 @@ def _universal(tok: Token) -> bool:
 
 
 def _phrases(tok: Token) -> set[str]:
-    """The verb as a lemma and with its particle ("get back", "carry on", "keep going")."""
+    """The verb as a lemma and with its particle ("get back", "pick it up", "keep going")."""
     out = {tok.lemma_.lower()}
     for c in tok.children:
-        if c.dep_ in ("prt", "advmod", "xcomp") and c.i == tok.i + 1:
+        if c.dep_ == "prt" or c.dep_ in ("advmod", "xcomp") and c.i == tok.i + 1:
             out.add(f"{tok.lemma_.lower()} {c.lower_}")
     return out
 
