@@ -555,8 +555,13 @@ class Host:
             self._make_room()
             self.vaults[root] = daemon
             self.ever_served = True
-            daemon.start(self.observer)
-            self._write_state()
+            try:
+                daemon.start(self.observer)
+            except Exception as exc:  # the folder went as it opened: serve nothing half-started
+                self._close(daemon)
+                raise DaemonError(f"could not serve {root}: {type(exc).__name__}: {exc}") from None
+            finally:
+                self._write_state()
         self._note("serving %s", root)
         return daemon
 
