@@ -1,6 +1,6 @@
 """`vault watch --status` says what a running daemon serves (index generation, last request,
-memory), without keeping it alive; `vault watch --stop` stops it; with `--all`, every daemon of the
-user, whatever its vault. Real daemons, hash embedder."""
+memory), without keeping it alive; `vault watch --stop` stops serving the vault; with `--all`, every
+vault served by the user's daemon(s). Real daemons, hash embedder."""
 from __future__ import annotations
 
 import json
@@ -49,7 +49,7 @@ def test_status_shows_what_the_daemon_serves_and_asking_is_not_a_request(hash_va
         lines = text.stdout.splitlines()
         assert lines[0] == f"running, pid {daemon['pid']}, socket {after['socket']}"
         assert f"  vault: {hash_vault.root}" in lines
-        assert "runs until `vault watch --stop`" in text.stdout
+        assert "served until `vault watch --stop`" in text.stdout  # by your daemon, which serves every vault
         assert "requests: 1, last " in text.stdout and " ago" in text.stdout
         assert f"index generation {after['generation']}, 0 pending" in text.stdout
         assert "MB resident (peak " in text.stdout
@@ -70,7 +70,7 @@ def test_watching_the_status_does_not_keep_an_idle_daemon_alive(hash_vault, monk
             "via"] == "daemon"
         first = status_json(vault.root)
         assert first["idle_exit"] == 3 and first["requests"] == 1
-        assert "exits after 3s without a request" in run_vault("watch", "--status", "--vault", vault.root).stdout
+        assert "closed after 3s without a request" in run_vault("watch", "--status", "--vault", vault.root).stdout
         wait_for(lambda: not status_json(vault.root)["running"], timeout=60, every=0.5,
                  what="the idle daemon exits while its status is asked")
     finally:
@@ -133,7 +133,9 @@ def test_status_all_lists_every_daemon_and_stop_all_stops_them(tmp_path):
         assert daemon["model"].startswith("hash") and daemon["generation"] is not None
         assert daemon["memory_mb"]["VmRSS"] > 10 and daemon["last_request_ago"] is None
     text = steps["status text"]["out"]
-    assert text.startswith("2 daemon(s) running, ") and " MB resident in all" in text
+    # one daemon serves both vaults (issue 29)
+    assert status["daemons"][0]["pid"] == status["daemons"][1]["pid"]
+    assert text.startswith("1 daemon(s) running, ") and " MB resident in all, serving 2 vault(s)" in text
     assert f"pid {status['daemons'][0]['pid']}: {a}" in text and "requests: 0, last none yet" in text
     stopped = json.loads(steps["stop"]["out"])["stopped"]
     assert [d["vault"] for d in stopped] == [str(a), str(b)]  # b's too, though its daemon.json was gone

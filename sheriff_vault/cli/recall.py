@@ -117,18 +117,28 @@ def _print_stats(stats: dict, as_json: bool) -> None:
               help="With --status or --stop: every daemon of yours, whatever its vault (no vault needed).")
 @click.option("--autostarted", is_flag=True, hidden=True,
               help="Started by recall: exit after daemon.idle_exit_seconds without a request.")
+@click.option("--shared", is_flag=True, hidden=True,
+              help="With --foreground: run the user's daemon, which serves every vault (started by recall).")
 @json_option
 @vault_option
 def watch(vault_path: Path | None, foreground: bool, show_status: bool, do_stop: bool, every: bool, autostarted: bool,
-          as_json: bool) -> None:
+          shared: bool, as_json: bool) -> None:
     """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
 
-    Starts in the background and returns once the model is loaded; logs go to .vault/logs/daemon.log.
-    `vault recall` starts one by itself when none runs (daemon.autostart in vault.yaml).
-    `--status --all` lists every vault daemon you run, `--stop --all` stops them all.
+    One daemon of yours serves every vault: this starts it if needed and has it serve this vault
+    until `vault watch --stop`, returning once the model is loaded; logs go to .vault/logs/daemon.log.
+    `vault recall` has it serve a vault by itself (daemon.autostart in vault.yaml).
+    `--foreground` runs a daemon of this vault alone in this terminal (debugging, systemd).
+    `--status --all` lists the vaults served, `--stop --all` stops the daemon(s).
     """
     from sheriff_vault.daemon import lifecycle
 
+    if shared:
+        from sheriff_vault.daemon import runtime
+        from sheriff_vault.daemon.watch import Host
+
+        Host(runtime.socket_path()).run()
+        return
     if every:
         _watch_all(show_status, do_stop, as_json)
         return
@@ -187,10 +197,12 @@ def _watch_all(show_status: bool, do_stop: bool, as_json: bool) -> None:
     elif not found:
         click.echo("not running")
     else:
-        memory = sum((d.get("memory_mb") or {}).get("VmRSS") or 0 for d in found)
-        click.echo(f"{len(found)} daemon(s) running, {memory:.0f} MB resident in all")
+        processes = {d["pid"]: (d.get("memory_mb") or {}).get("VmRSS") or 0 for d in found}
+        vaults = sum(1 for d in found if not d.get("idle"))
+        click.echo(f"{len(processes)} daemon(s) running, {sum(processes.values()):.0f} MB resident in all"
+                   + (f", serving {vaults} vault(s)" if vaults != len(processes) else ""))
         for d in found:
-            click.echo(f"pid {d['pid']}: {d['vault']}")
+            click.echo(f"pid {d['pid']}: " + ("your daemon, serving no vault" if d.get("idle") else d["vault"]))
             for line in _daemon_lines(d)[1:] or ([f"memory: {d['memory_mb']['VmRSS']:.0f} MB resident"]
                                                  if d.get("memory_mb") else []):
                 click.echo(f"  {line}")
@@ -205,9 +217,12 @@ def _daemon_lines(state: dict) -> list[str]:
     idle = float(state.get("idle_exit") or 0)
     ago = state.get("last_request_ago")
     memory = state.get("memory_mb") or {}
+    shared = bool(state.get("shared"))
     lines = [f"vault: {state.get('vault')}",
-             f"up {_duration(state['uptime'])}; " + (f"exits after {_duration(idle)} without a request" if idle
-                                                     else "runs until `vault watch --stop`"),
+             ("served by your daemon " if shared else "")
+             + f"{'for' if shared else 'up'} {_duration(state['uptime'])}; "
+             + (f"{'closed' if shared else 'exits'} after {_duration(idle)} without a request" if idle
+                else ("served" if shared else "runs") + " until `vault watch --stop`"),
              f"requests: {state.get('requests', 0)}, last "
              + (f"{_duration(ago)} ago" if ago is not None else "none yet"),
              f"index generation {state.get('generation') if state.get('generation') is not None else '?'}, "
@@ -215,7 +230,10 @@ def _daemon_lines(state: dict) -> list[str]:
              f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)"),
              "English pipeline: " + (", ".join(state.get("nlp") or []) or "not loaded (loads at the first sleep)")]
     if memory.get("VmRSS") is not None:
-        lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)")
+        lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)"
+                     + (" for every vault it serves" if shared else ""))
+    if state.get("index_mb") is not None:
+        lines.append(f"index: {state['index_mb']:.1f} MB (what this vault holds open)")
     return lines
 
 
