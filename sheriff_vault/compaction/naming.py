@@ -113,6 +113,12 @@ def _names(doc: Doc) -> list[str]:
             continue
         _KIND.setdefault(ent.text, _kind(list(ent)))
         out.append(ent.text)
+    # a name the entity reader missed: a capitalised name inside a sentence ("the dog Biscuit")
+    for tok in doc:
+        if tok.pos_ == "PROPN" and not tok.ent_type_ and not tok.is_sent_start and tok.text[:1].isupper() \
+                and len(tok.text) > 2 and not (tok.i > 0 and doc[tok.i - 1].like_num) and tok.text.isalpha():
+            _KIND.setdefault(tok.text, _kind([tok]))
+            out.append(tok.text)
     return list(dict.fromkeys(out))
 
 
@@ -224,8 +230,13 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
         if not words and (low in STOPWORDS or counted and tok.i != last_i):
             counted = False
             continue  # a determiner, or the measure after a number: "a 15 min presentation"
-        if tok.tag_ == "POS" or tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].tag_ == "POS":
-            words, kept = [], []  # "Mila's class trip", "my sister's speech": the thing owned is the subject
+        if tok.tag_ == "POS":
+            continue
+        if tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].tag_ == "POS":
+            if tok.text[:1].isupper() and not words and low not in ignore:  # "Ada's retirement party"
+                words, kept = [tok.text + tok.doc[tok.i + 1].text], [tok]
+            else:  # "my sister's speech": the thing owned is the subject
+                words, kept = [], []
             continue
         if words and tok.like_num and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
             words.append(low.rstrip("."))
