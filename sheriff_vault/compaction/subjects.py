@@ -6,6 +6,11 @@ already seen ("back to the speech"), or to none seen yet; a switch phrase ("othe
 another note") or a long pause weighs toward a change, a short follow-up ("rent goes up to
 1,340") stays where it is, and an exchange unlike the subject that the next exchange takes up
 opens a new one unannounced. Likeness is meaning (sentence embeddings) and shared uncommon words.
+
+The cues are read from the parse (sheriff_vault/nlp.py): an ordinal or a word of difference heading a
+sentence, a noun phrase standing as a turn's heading, a verbless phrase that names what a turn is
+about, an interjection that opens a reply, a short turn that names nothing. The few words no parse
+gives ("other", "thing", "thanks", "by the way") are a table with its examples: english/place.py.
 """
 from __future__ import annotations
 
@@ -199,19 +204,26 @@ class Opener:
 
 
 class Unlike:
-    """The person says this is not the thing talked about before: "a different party", "another
-    thing, different.", "nothing to do with"; a word of difference before a general noun or in what a
-    thing is said to be ("it's a separate crowd")."""
+    """The person says this is not the thing talked about before: "Separately,", "another thing",
+    "it's a different party", "nothing to do with"; a word of difference heading a sentence, before a
+    general noun, in what a thing is said to be, or in a comment beside it ("..., separate crowd")."""
 
     def search(self, text: str) -> Found | None:
         if not text.strip():
             return None
         if m := place.UNLIKE.search(text):
             return Found(m.start(), m.end(), text)
-        for token in nlp.parse_one(text):
+        doc = nlp.parse_one(text)
+        for start in _starts(doc):  # "Separately,", "Totally different:", "Another thing,": a heading of difference
+            lead = _lead(doc, start)
+            words = [doc[k] for k in range(*lead.phrase)]
+            if _item(doc, lead) and any(w.lower_ in place.DIFFERENCE and w.lower_ != "other" for w in words):
+                return Found(words[0].idx, words[-1].idx + len(words[-1].text), text)
+        for token in doc:
             if token.lower_ in place.DIFFERENCE and token.lower_ != "other" and token.dep_ in ("amod", "det"):
                 noun = token.head
-                if noun.lower_ in place.GENERAL or (noun.dep_ == "attr" and noun.pos_ == "NOUN"):
+                # what a thing is said to be ("it's a different party"), or a comment beside it ("..., different crowd")
+                if noun.lower_ in place.GENERAL or (noun.pos_ == "NOUN" and noun.dep_ in ("attr", "appos")):
                     return Found(token.idx, noun.idx + len(noun.text), text)
         return None
 
@@ -223,7 +235,7 @@ def _definite(token: Token) -> bool:
 
 class Named:
     """A turn that names what it is about before it says anything, in a phrase with no verb: news or an
-    update about a known thing ("Quick update on the thing from Monday:", "Back to the budget.", "About
+    update about a known thing ("A word on the roof from Tuesday:", "Back to the budget.", "About
     the money.", "So, news on that."), or a compound noun as a heading ("Fence update:", "Roof update.")."""
 
     def search(self, text: str) -> Found | None:
@@ -278,7 +290,9 @@ def _reply_end(doc: Doc) -> int | None:
             return None
         return doc[i - 1].idx + len(doc[i - 1].text)
     seg = _first_segment(doc)
-    if not seg or len(seg) > 2 or seg[-1].i + 1 >= len(doc) or doc[seg[-1].i + 1].text not in (",", ".", "!", ";"):
+    # one word answers as a sentence of its own ("True."); "Right, ..." opens what comes next
+    marks = (",", ".", "!", ";") if len(seg) == 2 else (".", "!")
+    if not seg or len(seg) > 2 or seg[-1].i + 1 >= len(doc) or doc[seg[-1].i + 1].text not in marks:
         return None
     if any(t.pos_ not in ("ADJ", "ADV", "VERB", "NOUN") or t.lower_ in place.DIFFERENCE or t.lower_ in place.ADDITION
            or t.lower_ in place.COURTESY or t.lower_ in place.GREETING or _ordinal(t) for t in seg):
@@ -297,7 +311,7 @@ def _you_said(doc: Doc) -> bool:
 
 SWITCH = Shift()  # "Second thing:", "other thing,", "and chess:": the talk moves on
 DIFFERENT = Unlike()  # "a different party", "nothing to do with": not the thing talked about before
-RETURN_CUE = Named()  # "quick update on the thing from Monday:", "back to the budget": it names its subject
+RETURN_CUE = Named()  # "news on the roof:", "back to the budget": the turn names its subject first
 ANSWER_MOVES = 0.3  # an answer still moves when another subject fits it this much better ("right. main deco is up")
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
 STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
@@ -565,5 +579,6 @@ def _closing(turn: Turn) -> bool:
     head, seg = words[0], _first_segment(doc)
     evaluation = len(seg) == 1 and head.pos_ in ("ADJ", "ADV") and not _ordinal(head) \
         and head.lower_ not in place.DIFFERENCE
-    return evaluation or head.lower_ in place.COURTESY or head.pos_ == "AUX" \
+    asks = len(words) > 1 and words[1].dep_.startswith("nsubj")  # "should i ...": an auxiliary before its subject
+    return evaluation or head.lower_ in place.COURTESY or (head.pos_ == "AUX" and not asks) \
         or (head.tag_ == "DT" and head.head.lemma_ == "be")
