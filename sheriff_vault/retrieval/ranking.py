@@ -416,6 +416,8 @@ class _Ranker:
                         (self.window is None or target.path in self.window_topics):
                     edges.setdefault(target.path, []).append(edge)
             for path, found in edges.items():
+                if any(not e.get("link") for e in found):  # a `related` edge (its `## Related` line
+                    found = [e for e in found if not e.get("link")]  # is a link too) says what it is
                 target = self.snap.topics[path]
                 weight = max(float(e.get("weight", 1.0)) for e in found)
                 score = parent.score * 0.5 * min(1.0, max(0.1, weight) / 2 + 0.5)
