@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 @click.option("--since", metavar="PHRASE", help="Only memory from this time on, e.g. 'last week' or 2023-05-01.")
 @click.option("--until", metavar="PHRASE", help="Only memory up to the end of this time, e.g. yesterday.")
 @click.option("--budget", type=click.IntRange(100, 10_000_000), help="Characters of Markdown to print.")
+@click.option("--tag", metavar="TAG",
+              help="Only topics with this tag (`work` also matches `work/alpha`); answered in this process.")
 @click.option("--as-of", "as_of", metavar="WHEN",
               help="Answer from the vault as it was then: a phrase, date or commit.")
 @click.option("--explain", is_flag=True, help="Show the triggers, the time window and every score signal.")
@@ -32,8 +34,8 @@ if TYPE_CHECKING:
 @json_option
 @with_vault
 def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: int | None, deep: bool,
-           since: str | None, until: str | None, budget: int | None, as_of: str | None, explain: bool,
-           no_daemon: bool, now_text: str | None, as_json: bool) -> None:
+           since: str | None, until: str | None, budget: int | None, tag: str | None, as_of: str | None,
+           explain: bool, no_daemon: bool, now_text: str | None, as_json: bool) -> None:
     """Print the topics and facts that matter for QUERY (use - to read it from stdin).
 
     Output is Markdown ready to paste into a prompt; memory is a dated record to verify, not an
@@ -47,6 +49,8 @@ def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: in
     now = get_now(now_text, vault.config.timezone) if now_text else None
     kwargs = dict(tail=tail_file.read() if tail_file else "", k=k, deep=deep, since=since, until=until, now=now,
                   explain=explain)
+    if tag:  # the watch daemon does not filter by tag: this process answers
+        kwargs["tag"], no_daemon = tag, True
     if as_of:
         from sheriff_vault.retrieval.timetravel import recall_as_of
 
