@@ -748,6 +748,8 @@ def main() -> int:
         args.queries, args.cli_runs, args.save_trials, args.compare = min(args.queries, 60), 5, 30, 20
     work = args.work or Path(tempfile.mkdtemp(prefix="vault-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    # The user's daemon of this run listens in a runtime folder of its own (never the person's).
+    os.environ["XDG_RUNTIME_DIR"] = str(Path(tempfile.mkdtemp(prefix="vault-bench-run-")))
     results: dict[str, dict] = {}
     probe = None if args.no_probe or args.quick else embed_probe()
     if probe:

@@ -454,7 +454,7 @@ def _topic_text(t: TopicSpec) -> str:
               f"utility: {round(len(t.facts) * 0.35, 2)}", f"touch_count: {len(t.facts) - 1}",
               f"evergreen: {'true' if t.evergreen else 'false'}"]
     if t.related:
-        lines += ["related:", *(f"- {{id: {i}, type: {typ}, weight: {w}}}" for i, typ, w in t.related)]
+        lines += ["related:", *(f"- {i} {typ} {float(w)!r}" for i, typ, w in t.related)]  # topics.edge_text
     else:
         lines.append("related: []")
     lines += ["skills: []", "artifacts: []", "numbers: []", "---", "", f"# {t.name}", "", "## Facts", ""]

@@ -24,6 +24,7 @@ RANGES = {"--k": (1, 200), "--budget": (100, 10_000_000)}  # as cli/recall.py de
 PROTOCOL = 4  # daemon/rpc.py PROTOCOL this client speaks (2 has `now_text`, 4 the buffer in `recent`)
 MAX_QUERY_CHARS = 4000  # retrieval/reply.py: longer queries get a note from the full path
 HOOK_BUDGET, HOOK_CONTEXT_CAP = 3_000, 9_000  # agent/hooks.py PROMPT_BUDGET, CONTEXT_CAP
+AUTOSTART_ENV, ON = "SHERIFF_VAULT_AUTOSTART", ("1", "true", "yes", "on")  # daemon/lifecycle.py
 
 
 def main() -> NoReturn:
@@ -193,16 +194,21 @@ def _ask(root: str, request: dict) -> dict | None:
     import json
     import socket
 
+    request = request | {"vault": os.path.realpath(root)}
     try:
-        with open(os.path.join(root, ".vault", "daemon.json"), encoding="utf-8") as fh:
-            state = json.load(fh)
-        if state.get("protocol", 0) < PROTOCOL:
+        try:
+            with open(os.path.join(root, ".vault", "daemon.json"), encoding="utf-8") as fh:
+                state = json.load(fh)
+        except FileNotFoundError:  # not served yet: your daemon opens it, if it runs and the vault lets it
+            state = _users_daemon()
+            request["open"] = "on" if os.environ.get(AUTOSTART_ENV, "").strip().lower() in ON else True
+        if state is None or state.get("protocol", 0) < PROTOCOL:
             return None  # a daemon from an older version: the full CLI speaks its protocol
         path = state.get("socket") or os.path.join(root, ".vault", "daemon.sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(120)
             sock.connect(path)
-            sock.sendall(json.dumps(request | {"vault": os.path.realpath(root)}).encode() + b"\n")
+            sock.sendall(json.dumps(request).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := sock.recv(1 << 16):
@@ -213,6 +219,28 @@ def _ask(root: str, request: dict) -> dict | None:
     if not isinstance(reply, dict) or not reply.get("ok") or not isinstance(reply.get("result"), dict):
         return None
     return reply["result"]
+
+
+def _users_daemon() -> dict | None:
+    """The user's daemon's daemon.json (daemon/runtime.py's folder, checked as it checks it: a
+    folder of this user that no one else can enter), when autostart is not turned off; else None."""
+    import json
+    import stat
+
+    if os.environ.get(AUTOSTART_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    base = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    folder = (os.path.join(base, "sheriff-vault") if base else
+              os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), ".cache", "sheriff-vault", "run"))
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+            return None
+        with open(os.path.join(folder, "daemon.json"), encoding="utf-8") as fh:
+            state = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
 
 
 if __name__ == "__main__":

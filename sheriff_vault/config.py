@@ -100,6 +100,11 @@ class DaemonSettings:
     scan_interval_seconds: float = 60.0
     autostart: bool = True
     idle_exit_seconds: float = 1800.0
+    # One daemon per user serves every vault (issue 29); false: this vault gets its own, as before.
+    shared: bool = True
+    # The user's daemon keeps at most this many vaults open (each holds its index snapshot); the
+    # least recently used one recall opened is closed to make room (this vault's setting, when it opens).
+    max_open_vaults: int = 16
 
 
 @dataclass
@@ -158,6 +163,7 @@ _RULES: dict[str, tuple[Any, str]] = {
     "daemon.debounce_ms": (lambda v: 0 <= v <= 60_000, "milliseconds from 0 to 60000"),
     "daemon.scan_interval_seconds": (lambda v: v > 0, "a positive number of seconds"),
     "daemon.idle_exit_seconds": (lambda v: v >= 0, "a number of seconds >= 0 (0: never)"),
+    "daemon.max_open_vaults": (lambda v: 1 <= v <= 1000, "a number of vaults from 1 to 1000"),
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sheriff_vault.text import CALENDAR, FILLER, LEADS, STOPWORDS
+from sheriff_vault.text import CALENDAR, FILLER, STOPWORDS
 
 _I = re.IGNORECASE
 _MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
@@ -140,8 +140,9 @@ def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
 def _subject(left: str) -> str:
     """The noun phrase a value belongs to, from the words before it in its clause: "the long run is"
     -> long_run. Empty when the clause has none (a pronoun, a verb, a name). A word right before the
-    number with no link between is its subject only as a noun would stand: after a determiner or
-    plural ("the shed 3,800", "gutters 900"), not a verb ("paid 400", "spent 400")."""
+    number with no link between is its subject only as a noun would stand: after a function word
+    (a determiner, a possessive, a preposition) or plural ("the shed 3,800", "gutters 900"), not a
+    verb ("paid 400", "spent 400")."""
     clause = _CLAUSE_END.split(left)[-1]
     words = re.findall(r"[A-Za-z][\w'-]*", clause)
     sentence = re.split(r"[.!?:]\s+", left)[-1]
@@ -161,7 +162,7 @@ def _subject(left: str) -> str:
         if _links(low) or "'" in low or low in CALENDAR or low in _MEASURES or not _nounish(low, before) \
                 or (name and picked == []):
             break
-        if not picked and not linked and not (low.endswith("s") or before in LEADS):
+        if not picked and not linked and not (low.endswith("s") or before in STOPWORDS):
             break  # "paid 400": a verb, not what 400 is of
         picked.insert(0, low)
         if len(picked) == 2:
@@ -192,9 +193,9 @@ def _has_link(left: str) -> bool:
 
 def _nounish(word: str, before: str = "") -> bool:
     """Crude: adverbs and most past forms are not what a quantity is of; an -ing form is a noun
-    after a determiner ("the wedding budget"), a verb otherwise ("asking for 8,000")."""
+    after a function word ("the wedding budget"), a verb otherwise ("asking for 8,000")."""
     if word.endswith("ly") or word in FILLER:
         return False
     if word.endswith("ed") and len(word) > 4:
         return False
-    return not word.endswith("ing") or before in LEADS
+    return not word.endswith("ing") or before in STOPWORDS

@@ -4,23 +4,19 @@ Deterministic and dependency-free on purpose: the same conversation always gives
 """
 from __future__ import annotations
 
+import calendar
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are aren't as at be because been before being below between
-both but by can could did do does doing done down during each few for from further get got had has have having he
-her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not
-now of off on once only or other our ours ourselves out over own please same she should so some still such than that
-the their theirs them themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves yeah yes ok okay oh hey us
-hi really also like going gonna wanna tell know think thing things anything something much many i'm i've i'll i'd
-you're you've you'll it's that's there's what's don't didn't doesn't can't won't isn't wasn't
-""".split())
+from sheriff_vault.nlp import stop_words
+
+# spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
+STOPWORDS = stop_words()
 # Words that carry feeling, not subject: never a topic name or alias.
 FILLER = frozenset("""
 wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
+yeah yes ok okay oh hey hi know think like let got gonna wanna thing things having
 definitely sure sounds sound seem seems seemed feel feeling felt lot lots bit kind sort pretty quite always never
 today yesterday tomorrow week month year time times day days way ways stuff man dude guys hello bye see look looks
 looking happy excited exciting fun awesome incredible fantastic wonderful beautiful proud hope hoping want wanted
@@ -89,7 +85,16 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w.lower() for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS and w.lower() not in FILLER]
+    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower()) and w.lower() not in FILLER]
+
+
+def _stop(word: str) -> bool:
+    """A stop word, or one with a clitic ("i'm", "don't", "we'll"): chat's contractions are one word
+    here and two in spaCy's table."""
+    if word in STOPWORDS:
+        return True
+    base, _, clitic = word.replace("’", "'").partition("'")
+    return bool(clitic) and (base in STOPWORDS or word.endswith("n't"))
 
 
 def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ()) -> list[str]:
@@ -120,20 +125,13 @@ def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ())
     return list(dict.fromkeys(found))
 
 
-CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april may
-june july august september october november december mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep
-sept oct nov dec""".split())
+CALENDAR = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name,
+                                          *calendar.day_abbr, "sept") if n)
 CURRENCY_CODES = frozenset("usd eur gbp nok sek dkk nzd aud cad chf jpy".split())
 # How people name money after a number ("3,200 kroner", "40 bucks"): recall's "how much" questions
 # look for them, and an echo that says "NOK" for "kroner" adds nothing.
 CURRENCY_WORDS = CURRENCY_CODES | frozenset("dollar dollars buck bucks euro euros pound pounds kroner krone kronor "
                                             "kr yen".split())
-UNITS = CURRENCY_CODES | frozenset("""pm am ms kb mb gb tb gib mib km kg lbs pct percent min mins hr hrs sec
-secs""".split())
-LEADS = frozenset("""a an the my our your his her their its this that these those some any every each another
-about into for of with at to from on in like""".split())
-
-
 def rarity(phrase: str) -> float:
     """How uncommon a phrase's words are in everyday English (wordfreq's Zipf scale, inverted):
     "the" ~0, "support" ~0.5, "adoption" ~1.8, "pottery" ~2.3, a project's code name ~4."""
@@ -143,62 +141,6 @@ def rarity(phrase: str) -> float:
     if not ws:
         return 0.0
     return sum(min(4.0, max(0.0, 6.0 - zipf_frequency(w, "en"))) for w in ws) / len(ws)
-
-
-def noun_phrases(text: str, max_len: int = 3) -> list[str]:
-    """Runs of content words after a determiner, possessive or preposition ("a LGBTQ support
-    group", "my pottery class", "Caroline's birthday party"): a cheap stand-in for noun-phrase chunking."""
-    out: list[str] = []
-    tokens = re.findall(rf"[{LETTER}][{LETTER}\-]*(?:'(?!s\b)[{LETTER}]+)*|'s\b|[.,!?;:()]", text)
-    i = 0
-    while i < len(tokens):
-        lead = tokens[i].lower() in LEADS or (i + 1 < len(tokens) and tokens[i + 1] == "'s")
-        if lead:
-            j = i + (2 if tokens[i].lower() not in LEADS else 1)
-            run: list[str] = []
-            while j < len(tokens) and len(run) < max_len:
-                low = tokens[j].lower()
-                if not tokens[j][0].isalpha() or low in STOPWORDS or low in FILLER or len(low) < 3 or low in UNITS \
-                        or low in CALENDAR:
-                    break
-                run.append(tokens[j] if tokens[j][:1].isupper() and j > 0 else low)
-                j += 1
-            if run:
-                out.append(" ".join(run))
-            i = j if run else i + 1
-        else:
-            i += 1
-    return out
-
-
-def key_phrases(docs: list[str], ignore: Iterable[str] = (), k: int = 5) -> list[str]:
-    """The k phrases that best name what `docs` are about: frequent in them, uncommon in English,
-    noun phrases (and their head-word endings) preferred over loose words. Names keep their capitals."""
-    skip = {w.lower() for w in ignore}
-    count: defaultdict[str, float] = defaultdict(float)
-    spelled: dict[str, Counter[str]] = {}
-    for doc in docs:
-        nps = [p for p in dict.fromkeys(noun_phrases(doc)) if not set(p.lower().split()) & skip]
-        in_np = {w.lower() for p in nps for w in p.split()}
-        for p in nps:
-            parts = p.split()
-            for start in range(len(parts)):
-                phrase = " ".join(parts[start:])
-                count[phrase.lower()] += 2.0 if start == 0 else 1.0
-                spelled.setdefault(phrase.lower(), Counter())[phrase] += 1
-        for w in dict.fromkeys(content_words(doc)):
-            if w not in skip and w not in in_np and w not in UNITS and w not in CALENDAR:
-                count[w] += 0.7
-    ranked = sorted(((v * (0.6 + rarity(p)) * (1 + 0.3 * p.count(" ")), p) for p, v in count.items()),
-                    key=lambda x: (-x[0], x[1]))
-    chosen: list[str] = []
-    for _, phrase in ranked:
-        if any(set(phrase.split()) & set(c.lower().split()) for c in chosen):
-            continue
-        chosen.append(spelled[phrase].most_common(1)[0][0] if phrase in spelled else phrase)
-        if len(chosen) == k:
-            break
-    return chosen
 
 
 def truncate(text: str, limit: int) -> str:

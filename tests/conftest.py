@@ -77,6 +77,9 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     (outside the test's own tmp_path, which tests list). No recall starts a daemon by itself."""
     monkeypatch.delenv("SHERIFF_VAULT", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    # The user's daemon (one per user, serving every vault) listens in the runtime folder: each test
+    # gets its own, so it never talks to, or stops, the person's daemon or another test run's.
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     # `vault recall` would start a daemon that outlives the test; tests of autostart delete this.
     monkeypatch.setenv("SHERIFF_VAULT_AUTOSTART", "0")
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_vault, wait_for
 from memory_fixtures import build
 
-from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon import lifecycle, rpc
 from sheriff_vault.store.vault import Vault
 
 NOW = "2026-02-20T03:21:00Z"
@@ -29,21 +29,9 @@ def set_daemon_settings(vault: Vault, **settings: object) -> Vault:
 
 
 def daemons_of(root: Path) -> list[int]:
-    """Pids of `vault watch --foreground` processes for this vault (read from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and b"--foreground" in argv and str(root).encode() in argv:
-            found.append(int(entry))
-    return found
-
-
+    """Pids of the daemons serving this vault (one per user serves every vault, so the vault is no
+    longer in a daemon's command line: lifecycle.daemons reads what the user's daemon serves)."""
+    return sorted({d["pid"] for d in lifecycle.daemons(root)})
 
 
 def recall_json(root: Path, query: str = "the party") -> dict:

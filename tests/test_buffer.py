@@ -48,6 +48,7 @@ def test_a_turn_that_looks_like_a_heading_stays_one_turn():
     ('{"role": "user", "content": "ok"}\n{"role": "user", "content": \n', 2, "not valid JSON"),
     ('{"role": "wizard", "content": "ok"}\n', 1, "unknown role"),
     ('{"role": "user", "content": 5}\n', 1, "must be text"),
+    ('{"role": "user", "text": "hi"}\n', 1, "a turn has no `content` (it has `text`)"),
     ('{"role": "user", "content": "x", "at": "soon"}\n', 1, "not an ISO-8601 time"),
     ("---\ndate: 2023-05-08\n---\nhello\n## 13:00 - user\nhi\n", 4, "before the first"),
     ("---\ndate: 2023-05-08\n---\n## 13:00 - wizard\nhi\n", 4, "unknown role"),

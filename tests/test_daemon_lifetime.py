@@ -176,9 +176,12 @@ def test_a_daemon_that_does_not_answer_in_time_is_not_left_running(hash_vault, m
 
 
 def test_a_deleted_vault_with_its_socket_in_tmp_leaves_no_socket_behind(tmp_path, autostart):
-    """A vault path too long for a socket in .vault gets one in /tmp (rpc.socket_path_for): the
-    daemon of a deleted vault removes it too."""
+    """A vault path too long for a socket in .vault gets one in /tmp (rpc.socket_path_for) when it
+    has a daemon of its own (`daemon.shared: false`): the daemon of a deleted vault removes it too."""
     vault = use_hash_embedder(init_vault(tmp_path / ("a-folder-with-a-long-name-" * 3) / "vault").vault)
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("shared: true", "shared: false"))
+    vault = Vault(vault.root)
     sock = rpc.socket_path_for(vault)
     assert sock.parent == Path("/tmp")
     build(vault)
@@ -190,11 +193,11 @@ def test_a_deleted_vault_with_its_socket_in_tmp_leaves_no_socket_behind(tmp_path
     wait_for(lambda: not sock.exists(), timeout=5, what="its socket in /tmp removed")
 
 
-def test_a_vault_copied_with_its_daemon_files_gets_its_own_daemon_and_leaves_the_original_alone(
+def test_a_vault_copied_with_its_daemon_files_is_served_as_its_own_and_leaves_the_original_alone(
         hash_vault, tmp_path, autostart):
     """`cp -a` copies .vault/daemon.json, which names the original vault's daemon: the copy's recall
-    is not answered by it (each request names its vault), and `vault watch --stop` in the copy does
-    not stop it."""
+    is answered as the copy's own vault (each request names its vault; the user's daemon opens the
+    copy beside the original), and `vault watch --stop` in the copy stops serving the copy alone."""
     build(hash_vault)
     autostart(hash_vault.root)
     original = started_daemon(hash_vault)
@@ -204,13 +207,13 @@ def test_a_vault_copied_with_its_daemon_files_gets_its_own_daemon_and_leaves_the
     assert rpc.read_state(copy)["pid"] == original  # what cp copied
     assert recall_json(copy.root)["via"] == "daemon"
     [own] = lifecycle.daemons(copy.root)
-    assert own["pid"] != original
+    assert own["pid"] == original and own["vault"] == str(copy.root)  # one daemon, two vaults served
     about = json.loads(run_vault("watch", "--status", "--json", "--vault", copy.root).stdout)
-    assert about["pid"] == own["pid"] and about["vault"] == str(copy.root)
+    assert about["pid"] == original and about["vault"] == str(copy.root)
     stopped = run_vault("watch", "--stop", "--vault", copy.root)
     assert stopped.returncode == 0, stopped.stderr
-    wait_for(lambda: not rpc.pid_alive(own["pid"]), timeout=30, what="the copy's daemon stopped")
-    assert rpc.pid_alive(original)
+    wait_for(lambda: not lifecycle.daemons(copy.root), timeout=30, what="the copy no longer served")
+    assert rpc.read_state(copy) is None and rpc.pid_alive(original)
     assert recall_json(hash_vault.root)["via"] == "daemon"
     assert lifecycle.daemons(hash_vault.root)[0]["pid"] == original
 

@@ -33,7 +33,7 @@ def test_doctor_reports_each_problem_with_path_and_line(vault, invoke):
     assert "topics/notes.txt:1: not a topic file" in text
     assert re.search(r"topics/copy.md:3: id \S+ is used by 2 files", text)
     assert re.search(r"topics/garden.md:3: id \S+ is used by 2 files", text)
-    assert "topics/typo.md:9: `utility` must be a number" in text
+    assert "topics/typo.md:10: `utility` must be a number" in text
     assert "topics/typo.md:3: `id` 'not-a-uuid' is not a UUID" in text
     assert "wake/2026/01/01/000000.json:1: not valid JSON" in text
     assert re.search(r"vault.yaml:\d+: unknown setting `colour`", text)

@@ -71,7 +71,7 @@ def test_broken_times_come_back_from_history_as_one_commit(history_vault: Vault)
     doctor = run_vault("doctor", cwd=root)
     assert doctor.returncode == 1
     assert "`first_seen` is not an ISO-8601 time" in doctor.stdout and "vault doctor --fix-times" in doctor.stdout
-    assert "topics/garden.md:8: `last_seen` is before `first_seen`; run `vault doctor --fix-times`" in doctor.stdout
+    assert "topics/garden.md:9: `last_seen` is before `first_seen`; run `vault doctor --fix-times`" in doctor.stdout
     commits = commit_count(root)
 
     out = run_vault("doctor", "--fix-times", "--json", cwd=root)

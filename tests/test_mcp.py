@@ -373,3 +373,21 @@ def test_topic_fact_supersedes_or_removes_a_fact_citing_who_asked_and_when(hash_
     topic = hash_vault.topics.get("billing")
     struck = [f for f in topic.facts if f.superseded]
     assert [(f.text, f.superseded_by) for f in struck] == [("The invoice cutoff is the 25th.", "Ana")]
+
+
+def test_recall_over_mcp_filters_by_tag_and_topic_link_writes_an_obsidian_link(seeded):
+    async def body(s: ClientSession):
+        made = await s.call_tool("topic_upsert", {"name": "Production deploy", "tags": ["ops/prod"],
+                                                  "facts": ["We deploy production with make prod-up from a tag."]})
+        everything = await s.call_tool("recall", {"query": "how do we deploy?"})
+        tagged = await s.call_tool("recall", {"query": "how do we deploy?", "tag": "ops"})
+        linked = await s.call_tool("topic_link", {"src": "production deploy", "dst": "staging deploy"})
+        return made, everything, tagged, linked
+
+    made, everything, tagged, linked = run_session(seeded.root, body)
+    assert not made.is_error and not tagged.is_error and not linked.is_error
+    assert "make stage-up" in text_of(everything) and "make prod-up" in text_of(everything)
+    assert "make prod-up" in text_of(tagged) and "make stage-up" not in text_of(tagged)
+    text = (seeded.root / "topics/production-deploy.md").read_text()
+    assert "tags:\n- ops/prod\n" in text
+    assert text.endswith("## Related\n\n- [[staging-deploy|Staging deploy]]\n")

@@ -14,12 +14,13 @@ def talk(*pairs: tuple[str, str], start: dt.datetime = T0) -> list[Turn]:
 
 
 def test_the_person_in_the_middle_of_something_is_running_work():
-    got = in_progress(talk(("user", "I need to write the best man speech for Daniel."),
-                           ("assistant", "Four parts: intro, a story, how they met, a toast."),
-                           ("user", "I'm in the middle of writing it right now. Now on the part about how they met."),
-                           ("assistant", "One specific detail works better than a summary.")))
-    assert got.status == "running" and "how they met" in got.resume_hint
-    assert "speech" in got.resume_hint
+    got = in_progress(talk(("user", "I need to write the toast for my aunt's retirement party."),
+                           ("assistant", "Three parts: her first job, a funny story, a thank-you."),
+                           ("user", "We're in the middle of drafting it right now. "
+                                    "Now on the part about her first job."),
+                           ("assistant", "A single anecdote beats a list of dates.")))
+    assert got.status == "running" and "her first job" in got.resume_hint
+    assert "toast" in got.resume_hint
 
 
 def test_the_assistant_halfway_through_is_running_work():
@@ -67,15 +68,91 @@ def test_a_step_in_progress_with_its_next_step_names_both_and_the_request():
 
 
 def test_the_work_under_way_leads_and_its_next_steps_follow():
-    """"I'm halfway through rewriting the retry logic. Next step is the time budget. Then I'll run CI
-    20 times": it stopped in the rewrite; an aside before it ("quick py312 thing: ... now on the
-    upgrade branch") is not its goal."""
-    got = in_progress(talk(("user", "quick py312 thing: the docker base image is python:3.12-slim now on the upgrade "
-                                    "branch, builds fine"),
-                           ("assistant", "Nice, one less thing."),
-                           ("user", "ok so I'm halfway through rewriting the retry logic in storage/retry.py. "
-                                    "next step is the max total time (30 s budget). then I'll run ci 20 times"),
-                           ("assistant", "Good plan.")))
+    """"I'm halfway through porting the cache layer. Next step is the eviction policy. Then I'll load-test
+    it": it stopped in the port; an aside before it (the build image moved, on another branch) is not
+    its goal."""
+    got = in_progress(talk(("user", "small aside: the build image moved to node 22 on the release branch, all green"),
+                           ("assistant", "Good to hear."),
+                           ("user", "right, I'm halfway through porting the cache layer to redis. "
+                                    "next step is the eviction policy (LRU, 10k keys). then I'll load-test it twice"),
+                           ("assistant", "Sounds good.")))
     assert got.status == "running"
-    assert got.resume_hint.startswith("Where it stopped (User): ok so I'm halfway through rewriting the retry logic")
-    assert "Next: next step is the max total time" in got.resume_hint and "py312" not in got.resume_hint
+    assert got.resume_hint.startswith("Where it stopped (User): right, I'm halfway through porting the cache layer")
+    assert "Next: next step is the eviction policy" in got.resume_hint and "node 22" not in got.resume_hint
+
+
+def test_a_plan_with_a_date_is_not_work_under_way():
+    """The futurate progressive ("I'm flying to Oslo on Monday") and news ("we're getting a new
+    boiler") are not a task at hand: only the present moment ("now", "currently") or a verb of
+    beginning or going on makes a progressive one."""
+    got = in_progress(talk(("user", "The quarterly filing is submitted, all done."),
+                           ("assistant", "Well done."),
+                           ("user", "I'm flying to Oslo on Monday, and we're getting a new boiler in spring.")))
+    assert (got.status, got.resume_hint) == ("idle", "")
+    got = in_progress(talk(("user", "Boiler quotes are in, I'm comparing the two offers now.")))
+    assert got.status == "running" and "two offers" in got.resume_hint
+
+
+def test_a_question_about_the_work_reports_none():
+    got = in_progress(talk(("user", "Started the camping list: tent, stove, torches. What am I packing wrong?"),
+                           ("assistant", "Add a first-aid kit.")))
+    assert got.status == "idle"
+
+
+def test_the_idiom_said_of_a_place_is_not_work():
+    got = in_progress(talk(("user", "Lunch was great. The bakery in the middle of the square closed."),
+                           ("assistant", "A pity, it was popular.")))
+    assert got.status == "idle"
+
+
+def test_work_ready_and_waiting_for_its_slot_is_open_and_the_status_turn_names_it():
+    """An assistant's status report: the work waits for a time, the turn's opening says what the work is."""
+    got = in_progress(talk(("user", "Rotate the TLS certificates on the three proxies."),
+                           ("assistant", "Status: proxy-a and proxy-b run the new certificate. The change for "
+                                         "proxy-c is ready and waits for the maintenance window tonight.")))
+    assert got.status == "running"
+    assert "waits for the maintenance window" in got.resume_hint and "new certificate" in got.resume_hint
+    assert got.resume_hint.startswith("Goal: Rotate the TLS certificates")
+
+
+def test_work_said_unfinished_stays_open_and_then_past_perfect_does_not():
+    got = in_progress(talk(("user", "I haven't finished the grant budget yet."), ("assistant", "Take your time.")))
+    assert got.status == "running" and "grant budget" in got.resume_hint
+    got = in_progress(talk(("user", "The caterers hadn't sent the menu yet, so we could still change it."),
+                           ("assistant", "Lucky timing.")))
+    assert got.status == "idle"
+
+
+def test_nothing_left_closes_every_task_but_nothing_as_an_object_does_not():
+    got = in_progress(talk(("user", "I'm still sanding the door frames."),
+                           ("user", "Frames are painted now. Nothing more to do on the hallway.")))
+    assert got.status == "idle"
+    got = in_progress(talk(("user", "I'm currently sanding the door frames."),
+                           ("user", "My neighbour thinks of nothing else.")))
+    assert got.status == "running"
+
+
+def test_work_that_names_nothing_takes_its_subject_from_the_work_before():
+    got = in_progress(talk(("user", "I'm halfway through my tax return, now on the pension section."),
+                           ("assistant", "Have the annual statement ready."),
+                           ("user", "ok. still working on it")))
+    assert got.status == "running"
+    assert got.resume_hint.startswith("Goal: I'm halfway through my tax return")
+
+
+def test_the_assistant_that_cannot_go_on_without_the_person_is_blocked():
+    got = in_progress(talk(("user", "Upgrade the staging database."),
+                           ("assistant", "I can't proceed without the admin password; please send it.")))
+    assert got.status == "blocked" and "admin password" in got.resume_hint
+
+
+def test_a_plan_to_go_on_is_open_work():
+    got = in_progress(talk(("user", "Please index the 2025 invoices."),
+                           ("assistant", "Half of them are indexed. I'll continue with the rest tomorrow.")))
+    assert got.status == "running" and "continue with the rest" in got.resume_hint
+
+
+def test_a_phrasal_verb_of_going_on_is_a_plan_with_its_object_between():
+    got = in_progress(talk(("user", "Sort the receipts by month, please."),
+                           ("assistant", "January to May are sorted. I will pick it up again after lunch.")))
+    assert got.status == "running" and "pick it up again" in got.resume_hint

@@ -16,7 +16,7 @@ from conftest import use_hash_embedder, wait_for, watching
 
 from sheriff_vault.daemon import rpc, runtime
 from sheriff_vault.errors import DaemonError
-from sheriff_vault.store.vault import init_vault
+from sheriff_vault.store.vault import Vault, init_vault
 
 
 def test_the_runtime_folder_is_in_xdg_runtime_dir_or_else_in_the_home_cache(tmp_path):
@@ -99,9 +99,14 @@ print(json.dumps({"reply": data.decode()}))
 @pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED") or os.getuid() != 0,
                     reason="needs SO_PEERCRED and root, to ask as another user")
 def test_a_daemon_does_not_answer_another_user(tmp_path):
-    """A vault path too long for .vault/daemon.sock puts the socket in /tmp; even opened to everyone
-    (chmod 0777), a process of another user (nobody) gets no answer, and the daemon logs it."""
+    """A vault with a daemon of its own (`daemon.shared: false`; the user's daemon's socket is in a
+    0700 folder nobody else can enter) and a path too long for .vault/daemon.sock puts the socket in
+    /tmp; even opened to everyone (chmod 0777), a process of another user (nobody) gets no answer,
+    and the daemon logs it. Both kinds of daemon share the check (daemon/watch.py `_Server`)."""
     vault = use_hash_embedder(init_vault(tmp_path / ("a-folder-with-a-long-name-" * 3) / "vault").vault)
+    path = vault.root / "vault.yaml"
+    path.write_text(path.read_text().replace("shared: true", "shared: false"))
+    vault = Vault(vault.root)
     with watching(vault):
         sock = Path(rpc.read_state(vault)["socket"])
         assert sock.parent == Path("/tmp")

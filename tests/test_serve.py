@@ -365,3 +365,12 @@ def test_serve_says_when_the_port_is_taken(invoke, vault: Vault):
         taken.listen()
         result = invoke("serve", "--vault", vault.root, "--port", taken.getsockname()[1])
     assert result.exit_code == 1 and "cannot listen" in result.output
+
+
+def test_topic_history_shows_a_correction_as_a_supersession_never_x_to_x(client: TestClient):
+    """The History of a topic reads like `vault history`: the struck 400 USD is one supersession
+    naming the 500 USD now current, not `~ 400 USD -> 400 USD`."""
+    body = text_of(html.unescape(client.get(f"/topics/{TOPIC}").text))
+    assert "superseded 2026-02-11: 2026-02-10 User: The budget for Caroline's birthday party is 400 USD." in body
+    assert "-> now: 2026-02-11 The budget for Caroline's birthday party is now 500 USD." in body
+    assert not re.search(r"~ (.+?) \u2192 \1 ", body)

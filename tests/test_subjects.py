@@ -196,3 +196,72 @@ def test_an_unlike_exchange_the_talk_leaves_again_stays_with_its_subject():
 def test_the_last_exchange_opens_nothing_unannounced():
     """Counter-example: nothing follows the unlike exchange, so nothing shows the talk moved."""
     assert _walk([A, NEAR_A, A, UNLIKE_A]) == [["u0", "u1", "u2", "u3"]]
+
+
+@pytest.mark.parametrize("text,named", [
+    # news or an update about a known thing, in a phrase with no verb
+    ("A short word on the roof from Tuesday: the tiler came.", True),
+    ("Back to the budget for a minute. The printer quote is in.", True),
+    ("Hi! About the van.", True),
+    ("So, news on that. The seller wrote back.", True),
+    # a compound noun standing as the turn's heading
+    ("Garage update: the clutch is done.", True),
+    # a phrase with a verb names nothing this way; neither does a place or a question
+    ("We talked about the garage yesterday.", False),
+    ("Back from the coast on Sunday. It rained.", False),
+    ("What about a hedge instead?", False),
+    ("Five days until the move!", False),
+])
+def test_a_turn_that_names_its_subject_first(text, named):
+    from sheriff_vault.compaction.subjects import RETURN_CUE
+
+    assert bool(RETURN_CUE.search(text)) is named
+
+
+@pytest.mark.parametrize("text,unlike", [
+    ("This is a different party, the one at work.", True),
+    ("One more thing, and a different one: the boiler broke.", True),
+    ("It has nothing to do with the flat.", True),
+    ("Separately, my cousin is planning her wedding, different crowd.", True),
+    ("Totally different: the boiler broke.", True),
+    ("We tried a different approach to the boiler.", False),
+    ("The other day the boiler broke.", False),
+])
+def test_a_thing_said_to_be_another(text, unlike):
+    from sheriff_vault.compaction.subjects import DIFFERENT
+
+    assert bool(DIFFERENT.search(text)) is unlike
+
+
+@pytest.mark.parametrize("text,closing", [
+    ("ok thanks, bye", True),
+    ("great. off to bed", True),
+    ("will do", True),
+    ("that's it for now", True),
+    ("cheers", True),
+    ("ok so the deposit is 450", False),      # a figure is a fact
+    ("should I call them first?", False),     # a question asks for more
+    ("hello, new week", False),               # a greeting opens
+    ("the plumber came", False),
+])
+def test_a_closing_names_nothing(text, closing):
+    from sheriff_vault.compaction.subjects import _closing
+
+    assert _closing(Turn("user", text, T0, "t1")) is closing
+
+
+@pytest.mark.parametrize("text,opening", [
+    ("yes that works, booking it tonight", "yes"),
+    ("Good idea, I'll ask the landlord.", "Good idea"),
+    ("Agreed. The deadline stays.", "Agreed"),
+    ("Oh, and the plumber came.", None),          # "and" adds a new thing: no answer
+    ("Hello! The plumber came.", None),           # a greeting answers nothing
+    ("Garage update: the clutch is done.", None),  # a heading, not an evaluation
+    ("Second, the plumber came.", None),
+])
+def test_where_a_reply_opens(text, opening):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.subjects import _reply_end
+
+    end = _reply_end(nlp.parse_one(text))
+    assert (text[:end] if end is not None else None) == opening

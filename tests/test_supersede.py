@@ -264,6 +264,22 @@ def test_a_line_naming_the_old_value_first_opens_with_the_current_one():
         "Lena: It is 26 April now, not 19 April."
 
 
+@pytest.mark.parametrize("role,name", [("user", "Lena"), ("assistant", "")])
+def test_x_no_longer_y_keeps_x_current_whoever_says_it(tmp_path: Path, role: str, name: str):
+    """The person or the assistant says "X, no longer Y" in one line: that line stays current and
+    only the line that held Y is struck."""
+    later = T0 + dt.timedelta(days=3)
+    said = "The flight is on 15 January 2027 now, no longer 18 December 2026."
+    speaker = name or "Assistant"
+    topic = topic_with(tmp_path, ("t1", "Lena: The flight is on 18 December 2026.", T0),
+                       ("t5", f"{speaker}: {said}", later))
+    struck = supersede(topic, make_units([Turn(role, said, later, "t5", name)], "UTC", set()), "2026-03-12")
+    assert [text for text, _ in struck] == ["Lena: The flight is on 18 December 2026."]
+    assert [(i.text, i.superseded) for i in topic.facts] == [
+        ("Lena: The flight is on 18 December 2026.", "2026-03-12"), (f"{speaker}: {said}", "")]
+
+
+
 def test_a_verbless_fragment_has_values_and_slots():
     """A note without a verb ("Dentist: 3 May, 40 EUR.") is read to its root, not past it."""
     from sheriff_vault import nlp

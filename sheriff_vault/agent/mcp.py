@@ -137,9 +137,9 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         return _open(root, missing)
 
     def recall(query: str, since: str | None = None, until: str | None = None, budget: int | None = None,
-               as_of: str | None = None, deep: bool = False) -> str:
+               as_of: str | None = None, deep: bool = False, tag: str | None = None) -> str:
         vault = opened()
-        kwargs: dict[str, Any] = {"since": since, "until": until, "deep": deep}
+        kwargs: dict[str, Any] = {"since": since, "until": until, "deep": deep} | ({"tag": tag} if tag else {})
         if as_of:
             from sheriff_vault.retrieval.timetravel import recall_as_of
 
@@ -147,7 +147,8 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         else:
             from sheriff_vault.daemon.client import recall as recall_reply
 
-            reply = recall_reply(vault, query, budget=budget, **kwargs)
+            # the watch daemon does not filter by tag: a tagged recall is answered here
+            reply = recall_reply(vault, query, budget=budget, use_daemon=not tag, **kwargs)
         warnings = "".join(f"\n(warning: {w})" for w in reply.json.get("warnings", []))
         return (reply.markdown or "Nothing in memory matches this.") + warnings
 
@@ -169,9 +170,9 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
 
     def topic_upsert(name: str | None = None, topic_id: str | None = None, one_liner: str | None = None,
                      facts: list[str] | None = None, open_loops: list[str] | None = None,
-                     aliases: list[str] | None = None) -> dict[str, Any]:
+                     aliases: list[str] | None = None, tags: list[str] | None = None) -> dict[str, Any]:
         return run("topic_upsert", {"name": name, "topic_id": topic_id, "one_liner": one_liner, "facts": facts,
-                                    "open_loops": open_loops, "aliases": aliases})
+                                    "open_loops": open_loops, "aliases": aliases, "tags": tags})
 
     def topic_fact(topic: str, fact: str, action: str, replacement: str = "", asked_by: str = "",
                    reason: str = "") -> dict[str, Any]:

@@ -103,7 +103,8 @@ TOOLS: dict[str, ToolDef] = {d.name: d for d in [
                         "description": "Characters of Markdown."},
              "as_of": _str("Answer from memory as it was then: a phrase, date or commit.", maxLength=200),
              "deep": {"type": "boolean", "default": False,
-                      "description": "Search wider: more topics, one hop along links."}},
+                      "description": "Search wider: more topics, one hop along links."},
+             "tag": _str("Only topics with this tag (`work` also matches `work/alpha`).", maxLength=200)},
             read_only=True, idempotent=True),
     ToolDef("topic_get", "Read a topic", _doc("""
         Read one whole topic as Markdown (frontmatter, facts with dates and citations, open loops,
@@ -124,7 +125,9 @@ TOOLS: dict[str, ToolDef] = {d.name: d for d in [
                  "one_liner": _str("One sentence recall matches on.", maxLength=500),
                  "facts": _LIST | {"maxItems": 50, "description": "Short facts to add, dated now."},
                  "open_loops": _LIST | {"maxItems": 50, "description": "Unfinished work to remember."},
-                 "aliases": _LIST | {"maxItems": 20, "description": "Other names for it."}},
+                 "aliases": _LIST | {"maxItems": 20, "description": "Other names for it."},
+                 "tags": _LIST | {"maxItems": 20, "description": "Tags to add (Obsidian's tags; recall can filter "
+                                                                 "by one)."}},
             destructive=True),
     ToolDef("topic_fact", "Correct or remove a fact", _doc("""
         Correct a fact memory holds, as one git commit that names who asked and when. `supersede`

@@ -178,15 +178,18 @@ class Toolbox:
 
     # -- memory (the registry's tools, as `vault mcp` serves them) ---------------------------
     def recall(self, query: str, since: str | None = None, until: str | None = None, budget: int | None = None,
-               as_of: str | None = None, deep: bool = False) -> dict:
+               as_of: str | None = None, deep: bool = False, tag: str | None = None) -> dict:
+        tagged: dict[str, Any] = {"tag": tag} if tag else {}  # the daemon does not filter by tag
         if as_of:
             from sheriff_vault.retrieval.timetravel import recall_as_of
 
-            reply = recall_as_of(self.vault, as_of, query, budget=budget, since=since, until=until, deep=deep)
+            reply = recall_as_of(self.vault, as_of, query, budget=budget, since=since, until=until, deep=deep,
+                                 **tagged)
         else:
             from sheriff_vault.daemon.client import recall
 
-            reply = recall(self.vault, query, budget=budget, since=since, until=until, deep=deep, now=self.now())
+            reply = recall(self.vault, query, budget=budget, since=since, until=until, deep=deep, now=self.now(),
+                           use_daemon=not tag, **tagged)
         return {"markdown": reply.markdown or "Nothing in memory matches this.", "topics": reply.json["topics"],
                 "window": reply.json.get("window"), "warnings": reply.json.get("warnings", [])}
 

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from sheriff_vault.cli.group import cli
-from sheriff_vault.cli.options import emit_json, get_now, json_option, now_option, with_vault
+from sheriff_vault.cli.options import emit_json, get_now, get_vault, json_option, now_option, vault_option, with_vault
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sheriff_vault.store.vault import Vault
 
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 @click.option("--since", metavar="PHRASE", help="Only memory from this time on, e.g. 'last week' or 2023-05-01.")
 @click.option("--until", metavar="PHRASE", help="Only memory up to the end of this time, e.g. yesterday.")
 @click.option("--budget", type=click.IntRange(100, 10_000_000), help="Characters of Markdown to print.")
+@click.option("--tag", metavar="TAG",
+              help="Only topics with this tag (`work` also matches `work/alpha`); answered in this process.")
 @click.option("--as-of", "as_of", metavar="WHEN",
               help="Answer from the vault as it was then: a phrase, date or commit.")
 @click.option("--explain", is_flag=True, help="Show the triggers, the time window and every score signal.")
@@ -30,8 +34,8 @@ if TYPE_CHECKING:
 @json_option
 @with_vault
 def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: int | None, deep: bool,
-           since: str | None, until: str | None, budget: int | None, as_of: str | None, explain: bool,
-           no_daemon: bool, now_text: str | None, as_json: bool) -> None:
+           since: str | None, until: str | None, budget: int | None, tag: str | None, as_of: str | None,
+           explain: bool, no_daemon: bool, now_text: str | None, as_json: bool) -> None:
     """Print the topics and facts that matter for QUERY (use - to read it from stdin).
 
     Output is Markdown ready to paste into a prompt; memory is a dated record to verify, not an
@@ -45,6 +49,8 @@ def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: in
     now = get_now(now_text, vault.config.timezone) if now_text else None
     kwargs = dict(tail=tail_file.read() if tail_file else "", k=k, deep=deep, since=since, until=until, now=now,
                   explain=explain)
+    if tag:  # the watch daemon does not filter by tag: this process answers
+        kwargs["tag"], no_daemon = tag, True
     if as_of:
         from sheriff_vault.retrieval.timetravel import recall_as_of
 
@@ -111,18 +117,36 @@ def _print_stats(stats: dict, as_json: bool) -> None:
 @click.option("--status", "show_status", is_flag=True,
               help="Say whether a daemon runs for this vault and what it holds (index, last request, memory).")
 @click.option("--stop", "do_stop", is_flag=True, help="Stop the daemon (clean shutdown).")
+@click.option("--all", "every", is_flag=True,
+              help="With --status or --stop: every daemon of yours, whatever its vault (no vault needed).")
 @click.option("--autostarted", is_flag=True, hidden=True,
               help="Started by recall: exit after daemon.idle_exit_seconds without a request.")
+@click.option("--shared", is_flag=True, hidden=True,
+              help="With --foreground: run the user's daemon, which serves every vault (started by recall).")
 @json_option
-@with_vault
-def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, autostarted: bool, as_json: bool) -> None:
+@vault_option
+def watch(vault_path: Path | None, foreground: bool, show_status: bool, do_stop: bool, every: bool, autostarted: bool,
+          shared: bool, as_json: bool) -> None:
     """Keep the index fresh as files change, and answer recall fast (holds the model in memory).
 
-    Starts in the background and returns once the model is loaded; logs go to .vault/logs/daemon.log.
-    `vault recall` starts one by itself when none runs (daemon.autostart in vault.yaml).
+    One daemon of yours serves every vault: this starts it if needed and has it serve this vault
+    until `vault watch --stop`, returning once the model is loaded; logs go to .vault/logs/daemon.log.
+    `vault recall` has it serve a vault by itself (daemon.autostart in vault.yaml).
+    `--foreground` runs a daemon of this vault alone in this terminal (debugging, systemd).
+    `--status --all` lists the vaults served, `--stop --all` stops the daemon(s).
     """
     from sheriff_vault.daemon import lifecycle
 
+    if shared:
+        from sheriff_vault.daemon import runtime
+        from sheriff_vault.daemon.watch import Host
+
+        Host(runtime.socket_path()).run()
+        return
+    if every:
+        _watch_all(show_status, do_stop, as_json)
+        return
+    vault = get_vault(vault_path)
     if show_status:
         state = lifecycle.describe(vault)
         if as_json:
@@ -156,6 +180,40 @@ def watch(vault: Vault, foreground: bool, show_status: bool, do_stop: bool, auto
         click.echo(f"{word}, pid {info['pid']}")
 
 
+def _watch_all(show_status: bool, do_stop: bool, as_json: bool) -> None:
+    """`vault watch --status --all` and `--stop --all`: every daemon of this user, whatever its vault."""
+    from sheriff_vault.daemon import lifecycle
+
+    if show_status == do_stop:
+        raise click.UsageError("--all goes with one of --status and --stop")
+    if do_stop:
+        stopped = lifecycle.stop_all()
+        if as_json:
+            emit_json({"stopped": stopped})
+        for d in [] if as_json else stopped:
+            click.echo(f"stopped pid {d['pid']}: {d['vault']}")
+        if not stopped and not as_json:
+            click.echo("not running")
+        return
+    found = lifecycle.describe_all()
+    if as_json:
+        emit_json({"running": len(found), "daemons": found})
+    elif not found:
+        click.echo("not running")
+    else:
+        processes = {d["pid"]: (d.get("memory_mb") or {}).get("VmRSS") or 0 for d in found}
+        vaults = sum(1 for d in found if not d.get("idle"))
+        click.echo(f"{len(processes)} daemon(s) running, {sum(processes.values()):.0f} MB resident in all"
+                   + (f", serving {vaults} vault(s)" if vaults != len(processes) else ""))
+        for d in found:
+            click.echo(f"pid {d['pid']}: " + ("your daemon, serving no vault" if d.get("idle") else d["vault"]))
+            for line in _daemon_lines(d)[1:] or ([f"memory: {d['memory_mb']['VmRSS']:.0f} MB resident"]
+                                                 if d.get("memory_mb") else []):
+                click.echo(f"  {line}")
+    if not found:
+        sys.exit(1)
+
+
 def _daemon_lines(state: dict) -> list[str]:
     """`vault watch --status`'s details, from the daemon's `about` reply (absent from older daemons)."""
     if "uptime" not in state:
@@ -163,16 +221,23 @@ def _daemon_lines(state: dict) -> list[str]:
     idle = float(state.get("idle_exit") or 0)
     ago = state.get("last_request_ago")
     memory = state.get("memory_mb") or {}
+    shared = bool(state.get("shared"))
     lines = [f"vault: {state.get('vault')}",
-             f"up {_duration(state['uptime'])}; " + (f"exits after {_duration(idle)} without a request" if idle
-                                                     else "runs until `vault watch --stop`"),
+             ("served by your daemon " if shared else "")
+             + f"{'for' if shared else 'up'} {_duration(state['uptime'])}; "
+             + (f"{'closed' if shared else 'exits'} after {_duration(idle)} without a request" if idle
+                else ("served" if shared else "runs") + " until `vault watch --stop`"),
              f"requests: {state.get('requests', 0)}, last "
              + (f"{_duration(ago)} ago" if ago is not None else "none yet"),
              f"index generation {state.get('generation') if state.get('generation') is not None else '?'}, "
              f"{state.get('pending', 0)} pending" + (", catching up" if state.get("warming_up") else ""),
-             f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)")]
+             f"model: {state.get('model') or 'none'}" + ("" if state.get("model_ready", True) else " (loading)"),
+             "English pipeline: " + (", ".join(state.get("nlp") or []) or "not loaded (loads at the first sleep)")]
     if memory.get("VmRSS") is not None:
-        lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)")
+        lines.append(f"memory: {memory['VmRSS']:.0f} MB resident (peak {memory.get('VmHWM', 0):.0f} MB)"
+                     + (" for every vault it serves" if shared else ""))
+    if state.get("index_mb") is not None:
+        lines.append(f"index: {state['index_mb']:.1f} MB (what this vault holds open)")
     return lines
 
 

@@ -25,6 +25,7 @@ def topic() -> None:
 @click.option("--alias", "aliases", multiple=True, help="Another name for it (repeat for several).")
 @click.option("--fact", "facts", multiple=True, help="A fact to start with, dated now (repeat for several).")
 @click.option("--one-liner", default="", help="The one-sentence summary recall matches on (default: the name).")
+@click.option("--tag", "tags", multiple=True, help="A tag (Obsidian's `tags`; `vault recall --tag` filters by it).")
 @click.option("--evergreen", is_flag=True, help="Never decays in recall ranking.")
 @click.option("--no-commit", is_flag=True, help="Write the file but do not commit it.")
 @click.option("--force", is_flag=True, help="Create it even when a topic of that name exists (as NAME-2).")
@@ -32,12 +33,13 @@ def topic() -> None:
 @json_option
 @with_vault
 def topic_new(vault: Vault, name: str, aliases: tuple[str, ...], facts: tuple[str, ...], one_liner: str,
-              evergreen: bool, no_commit: bool, force: bool, now_text: str | None, as_json: bool) -> None:
+              tags: tuple[str, ...], evergreen: bool, no_commit: bool, force: bool, now_text: str | None,
+              as_json: bool) -> None:
     """Create a topic called NAME and commit it (refused when a topic of that name exists)."""
     from sheriff_vault.store.edits import create_topic
 
     result = create_topic(vault, name, now=get_now(now_text, vault.config.timezone), aliases=aliases, facts=facts,
-                          one_liner=one_liner, evergreen=evergreen, commit=not no_commit, force=force)
+                          one_liner=one_liner, evergreen=evergreen, commit=not no_commit, force=force, tags=tags)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -62,6 +64,27 @@ def topic_link(vault: Vault, src: str, dst: str, edge_type: str, weight: float, 
         emit_json(result.to_json())
     else:
         click.echo(f"linked {result.topic.rel} {edge_type} {dst}")
+
+
+@topic.command("tag")
+@click.argument("ref")
+@click.argument("tags", nargs=-1)
+@click.option("--remove", "removed", multiple=True, metavar="TAG", help="A tag to take off (repeat for several).")
+@click.option("--no-commit", is_flag=True, help="Write the file but do not commit it.")
+@json_option
+@with_vault
+def topic_tag(vault: Vault, ref: str, tags: tuple[str, ...], removed: tuple[str, ...], no_commit: bool,
+              as_json: bool) -> None:
+    """Add TAGS to topic REF (and take off each --remove), as one commit. Tags are Obsidian's
+    `tags` property: a leading # is dropped, spaces become -, `a/b` nests; `vault recall --tag` filters."""
+    from sheriff_vault.store.edits import tag_topic
+
+    result = tag_topic(vault, ref, tags, removed, commit=not no_commit)
+    if as_json:
+        emit_json(result.to_json() | {"tags": result.topic.tags})
+    else:
+        shown = ", ".join(result.topic.tags) or "none"
+        click.echo(f"{result.topic.rel}: tags {shown}" + ("" if result.commit or no_commit else " (no change)"))
 
 
 @topic.command("show")

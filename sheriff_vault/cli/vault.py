@@ -1,4 +1,4 @@
-"""`vault init`, `vault doctor`, `vault time` and `vault completion`."""
+"""`vault init`, `vault doctor`, `vault migrate`, `vault time` and `vault completion`."""
 from __future__ import annotations
 
 import sys
@@ -69,6 +69,26 @@ def doctor(fix_times: bool, vault_path: Path | None, as_json: bool) -> None:
         click.echo(describe(report), err=not report.ok)
     if not report.ok:
         sys.exit(1)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@vault_option
+@json_option
+def migrate(dry_run: bool, vault_path: Path | None, as_json: bool) -> None:
+    """Rewrite topics written by older versions in the shape Obsidian reads, as one commit.
+
+    Nested `related` and `numbers` entries become one-line strings (every value is kept; older
+    and newer versions read both shapes), and each topic gets a `## Related` section of
+    [[slug|Name]] links to its related topics. Running it again changes nothing.
+    """
+    from sheriff_vault.store.migrate import migrate as run_migration
+
+    result = run_migration(get_vault(vault_path), dry_run=dry_run)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.describe())
 
 
 @cli.command("time")

@@ -152,6 +152,9 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
+    names = _topic_names(snap, changes)
+    for change in changes.values():
+        change.topic.sync_related(names)
     extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
     result.placement = _placement(extraction, changes)
@@ -162,7 +165,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         return result
     faults.point("sleep:planned")
     with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
-        merged = _write(vault, files, changes, conv_rel, now, tx)
+        merged = _write(vault, files, changes, conv_rel, now, tx, names)
         faults.point("sleep:written")
         result.notes += [f"{rel} changed on disk while sleeping; merged with your edit" for rel in merged]
         for rel, text in guarded.quarantine.items():
@@ -172,6 +175,13 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         result.tag = _tag(vault, result)
     reindex([p for p in files if p.startswith(("topics/", "events/"))])
     return result
+
+
+def _topic_names(snap: Snapshot, changes: dict[str, Change]) -> Callable[[str], tuple[str, str] | None]:
+    """Topic id -> (slug, name), for the `## Related` links of the topics this sleep touches."""
+    names = {row.topic_id: (row.slug, row.name) for row in snap.topics.values()}
+    names |= {c.topic.id: (c.topic.slug, c.topic.name) for c in changes.values()}
+    return names.get
 
 
 def _placement(extraction: Extraction, changes: dict[str, Change]) -> list[dict]:
@@ -437,7 +447,8 @@ def _event_file(change: Change, now: dt.datetime, conv_rel: str) -> str:
 
 
 def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Change], conv_rel: str,
-           now: dt.datetime, tx: journal.Transaction) -> list[str]:
+           now: dt.datetime, tx: journal.Transaction,
+           names: Callable[[str], tuple[str, str] | None] = lambda _: None) -> list[str]:
     """Write every planned file; a topic a person edited since we read it is re-read and merged."""
     cfg, tz = vault.config, vault.config.timezone
     merged = []
@@ -454,6 +465,7 @@ def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Chan
                 apply(fresh, change.candidates, redo, conv_rel, now, cfg.sleep, tz)
                 for dst_id, kind, weight in change.edge_ops:
                     fresh.link(dst_id, kind, weight)
+                fresh.sync_related(names)
                 data = fresh.render().encode()
                 tx.merged(rel, on_disk, data)
                 merged.append(rel)

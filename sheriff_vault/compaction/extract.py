@@ -70,12 +70,8 @@ class Extraction:
 
 
 # How a person opens a subject ("Separate thing,", "Second thing, completely unrelated:", "Also,"):
-# not part of the line that sums the subject up.
-OPENER = re.compile(r"^\W*(?:(?:true|right|sure|yes|yeah|ok|okay|good point)\W*:\s*)?"
-                    r"(?:(?:and|also|so|ok|okay|now|anyway)\W+)*(?:(?:the |a )?(?:first|second|third|fourth|"
-                    r"another|other|separate|one more|different|new|last) (?:thing|topic|question|matter)\b"
-                    r"(?:[^.:!?]{0,60}:|[^.:!?,]{0,30}?[,.!])|(?:first|second|third|fourth|next|also|btw|by the way)"
-                    r"(?:,? \w+)?:|(?:first|second|third|fourth|next|also|btw|by the way),)\s*", _I)
+# not part of the line that sums the subject up. Read from the parse, as SWITCH reads a new subject.
+OPENER = SWITCH.opener
 ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
 SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
@@ -95,7 +91,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
-    # name the subject crisply ("Noted: a grant application to the neighbourhood fund ...").
+    # name the subject crisply ("Noted: the boiler replacement, booked for Monday").
     texts = [_turn_texts(c, by_id) for c in candidates]
     names = {p.path: p for p in prior}
     for i, cand in enumerate(candidates):

@@ -94,8 +94,8 @@ facts goes in corrects, old as the topic says it). Two different things of one k
 a second move) are not the same topic. existing is "" for a subject memory does not hold yet.
 
 subjects: each topic name as a hint with its share of the conversation (saliences sum to 1).
-in_progress: whether work was left unfinished at the very end, tail included, in either voice ("I'm in
-the middle of writing step five", "I'm halfway through the workflow; I'll continue next"): idle,
+in_progress: whether work was left unfinished at the very end, tail included, in either voice ("step five
+is half written", "I'm halfway through the workflow; I'll continue next"): idle,
 running or blocked, with a resume_hint naming the goal and where it stopped ("" when nothing is
 pending; finished work, "all done", "merged", clears it).
 skill_refs: skills used or named, as "skill:<id>".

@@ -16,46 +16,24 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sheriff_vault.text import (
-    CALENDAR,
-    FILLER,
-    LETTER,
-    STOPWORDS,
-    UNITS,
-    proper_names,
-    rarity,
-    sentences,
-    stem,
-    truncate,
-)
+from sheriff_vault import nlp
+from sheriff_vault.compaction.english import title as english
+from sheriff_vault.text import FILLER, STOPWORDS, rarity, sentences, stem, truncate
 
-_TOKEN = re.compile(rf"[{LETTER}][{LETTER}\d'’\-]*|\d+|[.,;:!?()\"“”]")
-KIN = frozenset("""mum mom mother dad father sister brother son daughter wife husband partner friend friends colleague
-colleagues boss aunt uncle grandma grandpa granddad grandmother grandfather cousin kids kid baby parents family
-guy guys girl girls people person someone everyone team""".split())
-# Words that never title a subject on their own: conversation glue, feelings, generic nouns.
-WEAK = frozenset("""noted updated got asked said booked thanks thank sorry glad plan plans idea ideas question
-questions update updates news stuff thing things part parts bit lot lots time times day days week weeks
-today tonight tomorrow yesterday morning evening night weekend photo pic picture image caption total
-number numbers amount price cost list step steps point points way option options issue problem help work
-job deal yep yeah nope okay fine sure right left end start ones""".split())
-_VERB_END = re.compile(r"ed$")
-# Words that glue a sentence together but never stand in a title: they break a phrase.
-GLUE = frozenset("""btw last next goes go went gets got says said asks asked tells told wants needs let lets
-also even still already almost maybe probably really actually just though anyway instead per via lol haha
-omg gotta gonna wanna yay ugh""".split())
-# Describing words: a title does not end on one ("Sunday long", "room flat" is fine, "flat" alone too).
-ADJECTIVES = frozenset("""long short big small old new good bad early late easy hard fine ready sure same other
-more less much many few high low full free open close busy nice great best better worse worst whole main
-next last first final total quick slow light heavy""".split())
-_ED_NOUNS = frozenset("bed shed speed seed need feed red bread breed reed weed steed creed greed deed".split())
-_PAST = frozenset("""met got went came saw made took said told gave sent bought brought thought felt left ran won
-taken given driven written broken chosen eaten fallen forgotten hidden spoken stolen woken done gone seen""".split())
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
 MAX_WORDS = 3
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten first second third".split())
+NOMINAL = frozenset({"NOUN", "PROPN"})
+# numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
+COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+FUNCTION_WORDS = frozenset({"ADP", "DET", "PRON", "CCONJ", "SCONJ", "AUX", "PART", "VERB", "ADV"})
+NAMED_KINDS = frozenset({"NORP", "LANGUAGE"})  # "Also spanish:": a language or people, said as an adjective
+COMMON_ADJECTIVE = 5.2  # Zipf frequency above which a leading adjective describes ("new", "main"), not names
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_NAMES'))
 
 
@@ -81,13 +59,12 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         first.add(key)
     intro_keys = {" ".join(stem(w.lower()) for w in form.split()) for form in intro}
     other_bags = [set(_phrases(o, ignore)[0]) for o in others]
-    verbs = used_as_verbs(texts)
     scored: list[tuple[float, str]] = []
     n = max(1, len(texts))
     for key, said_in in counts.items():
         turns_with = float(said_in)
         form = forms[key].most_common(1)[0][0]
-        quality = _quality(form) * (VERB_HEAD if form.split()[-1].lower() in verbs else 1.0)
+        quality = _quality(form)
         if quality <= 0:
             continue
         parts = [p for p, w in zip(key.split(), form.split(), strict=True) if not w[:1].isupper() and not w.isdigit()]
@@ -115,42 +92,34 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         chosen.append(form)
         if len(chosen) == 4:
             break
-    names = Counter(n for text in texts for n in proper_names(text) if not set(n.lower().split()) & ignore)
+    elsewhere = {n.lower() for o in others for doc in nlp.parse(o) for n in _names(doc)}
+    names = Counter(n for doc in nlp.parse(texts) for n in _names(doc)
+                    if not set(n.lower().split()) & ignore and n.lower() not in elsewhere)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
     title = _with_modifier(title, scored)
-    proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0
-              and n.lower() not in WEAK and n.lower() not in _NUMBER_WORDS]
+    proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0]
     # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
     aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
     aliases += proper[2:]
     return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen)
 
 
-VERB_HEAD = 0.3  # how fit a phrase ending on a word the subject uses as a verb is to title it
-_SUBJECTS = frozenset("i you we they he she who".split())
-_MODALS = frozenset("to will can could would should might must don't didn't doesn't won't can't".split())
-_OBJECTS = frozenset("me us him them myself yourself ourselves".split())
-
-
-def used_as_verbs(texts: Sequence[str]) -> set[str]:
-    """Words the subject's own turns use as verbs at least half the time: after a person ("I
-    apologize", "we'll come"), "to" or a modal, or before a person as object ("it calms me"). Such a
-    word ends no title: "Apologize" and "Blue calms" say what someone does, not what the subject
-    is. An -ing word is exempt: "Painting" titles a subject however often someone is painting."""
-    uses: Counter[str] = Counter()
-    verb: Counter[str] = Counter()
-    for text in texts:
-        tokens = re.findall(r"[a-z][a-z']*", text.lower().replace("’", "'"))
-        for i, tok in enumerate(tokens):
-            if tok.endswith("ing"):
-                continue
-            uses[tok] += 1
-            before = tokens[i - 1] if i else ""
-            after = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if before in _SUBJECTS or before in _MODALS or before.endswith(("'ll", "'m", "'re", "'ve", "'d")) \
-                    or after in _OBJECTS:
-                verb[tok] += 1
-    return {w for w, n in verb.items() if 2 * n >= uses[w]}
+def _names(doc: Doc) -> list[str]:
+    """The names a subject's turn says (people, places, organisations, products): how a person will
+    ask for it again. A capitalised word right after a number is its unit ("420 EUR"), not a name."""
+    out = []
+    for ent in doc.ents:
+        if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num) or len(ent.text) < 2:
+            continue
+        _KIND.setdefault(ent.text, _kind(list(ent)))
+        out.append(ent.text)
+    # a name the entity reader missed: a capitalised name inside a sentence ("the dog Biscuit")
+    for tok in doc:
+        if tok.pos_ == "PROPN" and not tok.ent_type_ and not tok.is_sent_start and tok.text[:1].isupper() \
+                and len(tok.text) > 2 and not (tok.i > 0 and doc[tok.i - 1].like_num) and tok.text.isalpha():
+            _KIND.setdefault(tok.text, _kind([tok]))
+            out.append(tok.text)
+    return list(dict.fromkeys(out))
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
@@ -169,41 +138,13 @@ def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
 
 
 MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best title to stand for "party"
-_DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
-_OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
-_HEADING = re.compile(r"^\W*(?:(?:also|and|plus|oh and|ok|okay|now)\s+)?(?:(?:the|my|our)\s+)?"
-                      r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2})"
-                      r"\s*[!:.](?!\S)", re.I)
-_INTRO = [
-    # "replace the old hedge along the back with a wooden fence": the new thing is the subject
-    (re.compile(rf"\breplac(?:e|ing)\b[^.!?]{{0,80}}?\bwith\s+{_DETERMINER}(?:new\s+)?{_OBJECT}", re.I), "="),
-    # "Akiko Tanaka from Kyoto University is visiting us": a person's visit
-    (re.compile(r"\b(?P<obj>(?:[A-Z][\w'’-]+\s+)?[A-Z][\w'’-]+)\b[^.!?:]{0,40}?\b(?:is|are|will be)\s+"
-                r"(?:visiting|coming to visit|coming over)\b"), "visit"),
-    # "Talk proposal! I want to submit to EuroPython", "also spanish. dele b1 exam is 23 May": a turn
-    # that opens on its own heading
-    (_HEADING, "="),
-    # "First, the deck oven.", "ok second: the survey data": the item a person walks a list through
-    (re.compile(rf"(?:^|[.!?:]\s+)\W*(?:(?:ok|okay|so|and|right|now)\W+)?(?:first|second|third|fourth|next|last)(?:ly)?"
-                rf"(?:\s+(?:thing|point|item|one))?\s*[,:]\s*{_DETERMINER}{_OBJECT}", re.I), "list"),
-    # "we're upgrading from 3.10 to Python 3.12": the upgrade to where it goes
-    (re.compile(r"\b(?P<verb>upgrading|migrating|moving|switching|updating)\s+(?:\w+\s+)?from\s+\S+(?:\s+\S+)?"
-                r"\s+to\s+(?P<obj>[\w'’.-]+(?:\s+[\w'’.-]+)?)", re.I), "to"),
-    # "going to Japan for two weeks", "flying to Lisbon": a trip there
-    (re.compile(r"\b(?:going|travell?ing|flying|heading|off)\s+to\s+(?P<obj>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)"), "trip"),
-    # "migrating our main database", "renovating the kitchen", "adopting a dog"
-    (re.compile(rf"\b(?P<verb>[a-z]+ing)\s+{_DETERMINER}{_OBJECT}", re.I), ""),
-    # "promised to repaint the garden shed", "need to fix the fence"
-    (re.compile(rf"\b(?:promised|need|needs|want|wants|have|has|plan|planning|going|decided|trying|hoping)\s+to\s+"
-                rf"[a-z]+\s+{_DETERMINER}{_OBJECT}", re.I), "="),
-    # "signed up for the Cologne half marathon", "organise the office holiday party", "my tax return"
-    (re.compile(rf"\b(?:signed up for|registered for|applying for|working on|planning|organi[sz]e|organi[sz]ing|"
-                rf"started|starting|leading|doing|booked|my|our)\s+{_DETERMINER}{_OBJECT}", re.I), "="),
-]
-_DETERMINED = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+$", re.I)
-_PREPOSITION = frozenset("""for to from in on at with by of about into onto over after before since until and or but
-because so as than then when while along across around behind below beside between beyond near through toward
-towards under within without inside outside past via per against among upon off""".split())
+# How a first turn names its own subject, and how the words it names become a title: "=" the
+# words themselves, "visit" a person's visit, "list" an item of a list walked through, "trip" a trip
+# to a place, "to" where a change goes, "" the noun of the -ing verb before them.
+_INTRO = [(english.REPLACED_WITH, "="), (english.VISITING, "visit"), (english.HEADING, "="),
+          (english.LIST_ITEM, "list"), (english.ENUMERATION, "list"), (english.UPGRADE_TO, "to"),
+          (english.TRIP_TO, "trip"), (english.DOING, ""),
+          (english.INTENDS, "="), (english.TAKES_ON, "=")]
 
 
 def intro_titles(text: str, ignore: set[str]) -> list[str]:
@@ -213,47 +154,121 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
     an upgrade goes, what replaces what, whose visit it is."""
     out: list[str] = []
     for i, sent in enumerate(sentences(text)[:2] or [text]):
-        for rx, how in _INTRO:
-            if rx is _HEADING and i > 0:
+        doc = nlp.parse_one(sent)
+        for cue, how in _INTRO:
+            if cue is english.HEADING and i > 0:
                 continue  # only a turn's first words can be its heading
-            for m in rx.finditer(sent):
-                words: list[str] = []
-                for w in m["obj"].split():
-                    low = w.lower().strip("'’")
-                    if not words and re.fullmatch(r"\d+(?:st|nd|rd|th)?", low):
-                        continue  # "her 7th birthday party": the party is the subject, not its number
-                    if words and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
-                        words.append(low.rstrip("."))  # "Python 3.12", "Windows 11": a version ends the name
-                        break
-                    contraction = ("'" in low or "’" in low) and not low.endswith(("'s", "’s"))  # it'll, we're
-                    if low in _PREPOSITION or low in STOPWORDS or low in ignore or low in GLUE or not w[0].isalpha() \
-                            or contraction \
-                            or (_VERB_END.search(low) and low not in _ED_NOUNS):
-                        break
-                    words.append(w.strip("'’"))
-                if not words or any(w.lower() in KIN for w in words) or words[-1].lower().endswith("ly") or \
-                        (how == "" and re.search(r"(?:tion|sion|ment)$", words[-1])) or \
-                        (m.group(0).lower().startswith(("my ", "our ")) and len(words) < 2):
+            for m in cue.finditer(sent):
+                if how == "" and not _takes_object(doc, m.start("verb"), m.start("obj"), m.end("obj")):
+                    continue  # "the billing module", "moving day": a noun, not someone doing something
+                words = _object_words(doc, m.start("obj"), m.end("obj"), ignore, keep_names=how in ("visit", "trip"))
+                if not words or (m.group(0).lower().startswith(("my ", "our ")) and len(words) < 2):
                     continue
-                words = [w for w in words if w.lower() not in ADJECTIVES and w.lower() not in ("main", "own")]
-                if not words:
+                if how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]):
                     continue
                 if how == "visit":
                     out.append(possessive(" ".join(words), "visit"))
-                    continue
-                if how == "list" and all(w[:1].isupper() for w in words):
+                elif how == "list" and all(w[:1].isupper() for w in words):
                     continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
-                if how == "trip":
+                elif how == "trip":
                     out.append(f"{' '.join(words)} trip")
                 elif how == "to" and (noun := nominal(m["verb"].lower())):
                     out.append(f"{' '.join(words)} {noun}")
                 elif how in ("=", "list"):
                     out.append(" ".join(words))
-                elif _DETERMINED.search(sent[: m.start("verb")]):
-                    continue  # "the billing module", "a training plan": a noun, not someone doing something
-                elif noun := nominal(m["verb"].lower()):
+                elif how == "" and (noun := nominal(m["verb"].lower())):
                     out.append(f"{' '.join(words[-2:])} {noun}")
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+
+
+def _takes_object(doc: Doc, verb_at: int, start: int, end: int) -> bool:
+    """Whether the -ing word at `verb_at` is a verb whose object stands in [start, end)."""
+    span = doc.char_span(verb_at, verb_at + 1, alignment_mode="expand")
+    if span is None or not len(span) or span[0].pos_ != "VERB":
+        return False
+    return any(child.dep_ in ("dobj", "obj") and start <= child.idx < end for child in span[0].children)
+
+
+def _object_words(doc: Doc, start: int, end: int, ignore: set[str], keep_names: bool = False) -> list[str]:
+    """The words of a named object as a title keeps them: nouns and the adjectives and names before
+    them, up to the first word of another kind ("the garden shed before Easter" -> "garden shed");
+    a leading number ("her 7th birthday party") and a common describing adjective ("our main
+    database", "my own shop") are left out; a version number ends the name ("Python 3.12").
+    A fragment the parser misreads ("the deck oven." with no verb) is read again as a noun phrase."""
+    text = doc.text[start:end]
+    said = _read_object(doc.char_span(start, end, alignment_mode="expand"), ignore, keep_names)
+    if said is not None and len(said[0]) == len(text.split()):
+        return _kept(*said)
+    frame = "We talked about the "
+    again = nlp.parse_one(f"{frame}{text} yesterday.")
+    framed = _read_object(again.char_span(len(frame), len(frame) + len(text), alignment_mode="expand"), ignore,
+                          keep_names, head_last=True)
+    best = max((r for r in (said, framed) if r is not None), key=lambda r: len(r[0]), default=None)
+    return _kept(*best) if best is not None else []
+
+
+def _kept(words: list[str], tokens: list[Token]) -> list[str]:
+    _KIND[" ".join(words)] = _kind(tokens, head_noun=True)
+    return words
+
+
+def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
+                 head_last: bool = False) -> tuple[list[str], list[Token]] | None:
+    """`head_last`: the span follows "the" in a frame, so its last word is the phrase's head noun
+    whatever the tagger calls it (it reads "oven" in "the deck oven" as an adjective)."""
+    words: list[str] = []
+    kept: list[Token] = []
+    last_i = span[-1].i if span is not None and len(span) else -1
+    counted = False
+    for tok in span if span is not None else []:
+        low = tok.text.lower().strip("'’")
+        if not words and (tok.ent_type_ == "ORDINAL" or tok.like_num):
+            counted = tok.ent_type_ != "ORDINAL" and tok.text.isdigit()
+            continue
+        if not words and tok.pos_ in ("ADP", "SCONJ"):
+            return None  # "at 3pm", "from the supplier": no noun phrase is named here
+        if not words and (low in STOPWORDS or counted and tok.i != last_i):
+            counted = False
+            continue  # a determiner, or the measure after a number: "a 15 min presentation"
+        if tok.tag_ == "POS":
+            continue
+        if tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].tag_ == "POS":
+            if tok.text[:1].isupper() and not words and low not in ignore:  # "Ada's retirement party"
+                words, kept = [tok.text + tok.doc[tok.i + 1].text], [tok]
+            else:  # "my sister's speech": the thing owned is the subject
+                words, kept = [], []
+            continue
+        if words and tok.like_num and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
+            words.append(low.rstrip("."))
+            kept.append(tok)
+            break
+        named = tok.pos_ in NOMINAL or tok.ent_type_ in NAMED_KINDS or head_last and tok.i == last_i and _headlike(tok)
+        if not (named or tok.pos_ == "ADJ" or keep_names and tok.text[:1].isupper() and tok.is_alpha
+                and tok.pos_ not in FUNCTION_WORDS):
+            break
+        if low in ignore or not tok.text[:1].isalpha() or low in english.KIN:
+            return None
+        if tok.pos_ == "ADJ" and not words and _common(low):
+            continue
+        words.append(tok.text.strip("'’"))
+        kept.append(tok)
+    last = kept[-1] if kept else None
+    if last is None or not (last.pos_ in NOMINAL or last.ent_type_ in NAMED_KINDS or last.like_num
+                            or head_last and last.i == last_i and _headlike(last)):
+        return None
+    return words, kept
+
+
+def _headlike(tok: Token) -> bool:
+    """A content word the tagger may have misread as an adjective, adverb or bare verb; never a
+    preposition, a pronoun or a participle ("my week organised")."""
+    return tok.is_alpha and (tok.pos_ in ("ADJ", "ADV") or tok.tag_ in ("VB", "VBP"))
+
+
+def _common(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= COMMON_ADJECTIVE
 
 
 def nominal(gerund: str) -> str:
@@ -269,16 +284,9 @@ def nominal(gerund: str) -> str:
             return noun
     as_gerund = zipf_frequency(gerund, "en")
     for noun in (base + "e", base, base[:-1] if len(base) > 3 and base[-1] == base[-2] else ""):
-        if noun in _VERB_NOUNS and zipf_frequency(noun, "en") > max(3.5, as_gerund):
+        if noun in english.VERB_NOUNS and zipf_frequency(noun, "en") > max(3.5, as_gerund):
             return noun  # moving -> move, upgrading -> upgrade; painting stays painting
     return ""
-
-
-# Verbs English also uses as the noun of the work ("the move", "the upgrade"); "discover", "come"
-# or "spend" are no such noun: "discovering my true potential" is not a "true potential discover".
-_VERB_NOUNS = frozenset("""move upgrade update change repair launch release rebuild redesign rewrite refactor
-install search hunt visit swap transfer review test build fix switch shift plan return rollout cleanup
-setup checkup overhaul transition""".split())
 
 
 def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
@@ -287,11 +295,15 @@ def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict
     counts: Counter[str] = Counter()
     forms: dict[str, Counter[str]] = {}
     first: set[str] = set()
-    for i, text in enumerate(texts):
+    if len(_KIND) > KINDS_KEPT:
+        _KIND.clear()
+    for i, doc in enumerate(nlp.parse(texts)):
         seen: set[str] = set()
-        for gram in _grams(text, ignore):
-            key = " ".join(stem(w.lower()) for w in gram)
-            forms.setdefault(key, Counter())[" ".join(gram)] += 1
+        for gram in _grams(doc, ignore):
+            spelled = _spell(gram)
+            key = _key(spelled)
+            forms.setdefault(key, Counter())[spelled] += 1
+            _KIND.setdefault(spelled, _kind(gram))
             if key not in seen:
                 seen.add(key)
                 counts[key] += 1
@@ -300,60 +312,114 @@ def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict
     return counts, forms, first
 
 
-def _grams(text: str, ignore: set[str]) -> list[list[str]]:
-    """1- to 3-word runs of content words (no stopword, number or punctuation inside)."""
-    runs: list[list[str]] = [[]]
-    tokens = _TOKEN.findall(text)
-    for i, tok in enumerate(tokens):
-        after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        low = tok.lower().strip("'’")
-        version = (tok.isdigit() and len(tok) <= 3 and bool(runs[-1]) and runs[-1][-1][:1].isupper()
-                   and not after.lower().endswith("s"))  # "Windows 11 upgrade", not "Tokyo 6 nights"
-        possessive = low.endswith(("'s", "’s"))
-        contraction = ("'" in low or "’" in low) and not possessive  # she'll, we're
-        base = low[:-2] if possessive else low
-        stop = (not version and (not tok[0].isalpha() or base in STOPWORDS or base in CALENDAR or len(low) < 3
-                                 or base in ignore or contraction or base in GLUE))
-        if stop:
+def _spell(gram: Sequence[Token]) -> str:
+    """A phrase as said, an owner keeping its "'s" before what follows."""
+    def owned(t: Token) -> bool:
+        return t is not gram[-1] and t.i + 1 < len(t.doc) and t.doc[t.i + 1].tag_ == "POS"
+
+    return " ".join(t.text + t.doc[t.i + 1].text if owned(t) else t.text for t in gram)
+
+
+def _key(form: str) -> str:
+    return " ".join(stem(w.lower()) for w in form.split())
+
+
+def _title_word(tok: Token, run: list[Token]) -> bool:
+    """A word that may stand in a title: a noun, a name, an adjective before them, or a version
+    number after a name ("Windows 11"); never a word inside a date, time, count or amount."""
+    if tok.ent_type_ in COUNTED and not _version(tok, run):
+        return False
+    if tok.pos_ in NOMINAL or tok.pos_ == "ADJ" or _verb_as_noun(tok):
+        return tok.text[:1].isalpha() and len(tok.text) >= 3 and "'" not in tok.text and "’" not in tok.text
+    return _version(tok, run)
+
+
+def _verb_as_noun(tok: Token) -> bool:
+    """"the memory refactor", "our move": a verb English also uses as its noun, standing where a
+    noun stands (after a determiner, a possessive, an adjective or another noun), which a tagger
+    reads as a verb."""
+    if tok.pos_ != "VERB" or tok.lemma_.lower() not in english.VERB_NOUNS or tok.i == 0:
+        return False
+    before = tok.doc[tok.i - 1]
+    return before.pos_ in ("DET", "NOUN", "PROPN", "ADJ") or before.dep_ == "poss"
+
+
+def _version(tok: Token, run: list[Token]) -> bool:
+    """"Postgres 16", "Python 3.12": a number of one or two digits, or with a point, right after a
+    name; not a year ("Invoice 2026"), a dose ("Ibuprofen 400") or a count of what follows."""
+    nxt = tok.nbor(1) if tok.i + 1 < len(tok.doc) else None
+    digits = tok.text.replace(".", "")
+    return bool(run) and tok.like_num and digits.isdigit() and ("." in tok.text or len(digits) <= 2) \
+        and run[-1].text[:1].isupper() and not (nxt is not None and nxt.tag_ == "NNS")
+
+
+def _grams(doc: Doc, ignore: set[str]) -> list[list[Token]]:
+    """1- to 3-word runs of title words ending on a noun, a name or a version number."""
+    runs: list[list[Token]] = [[]]
+    for tok in doc:
+        owner = runs[-1][-1] if runs[-1] else None
+        if tok.tag_ == "POS" and owner is not None and owner.i == tok.i - 1 and owner.text[:1].isupper():
+            continue  # "Caroline's birthday party": an owner's name stays with what is theirs
+        if tok.text.lower() in ignore or not _title_word(tok, runs[-1]) or tok.is_sent_start and runs[-1]:
             runs.append([])
-        else:
-            runs[-1].append(tok.rstrip("'’").removesuffix("'s").removesuffix("’s"))
+        if tok.text.lower() not in ignore and _title_word(tok, runs[-1]):
+            runs[-1].append(tok)
     out = []
     for run in runs:
         for size in range(1, MAX_WORDS + 1):
-            out += [g for s in range(len(run) - size + 1) if not (g := run[s : s + size])[-1].isdigit()
-                    and not g[0].isdigit()]
+            for s in range(len(run) - size + 1):
+                gram = run[s : s + size]
+                measure = size > 1 and gram[0].i > 0 and doc[gram[0].i - 1].like_num  # "15 min presentation"
+                head = gram[-1].pos_ in NOMINAL or _verb_as_noun(gram[-1]) or gram[-1].like_num and size > 1
+                if head and not gram[0].like_num \
+                        and not measure:
+                    out.append(gram)
     return out
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What a phrase is made of, as the parse read it where it was said."""
+
+    head_pos: str
+    proper: tuple[bool, ...]
+
+
+_KIND: dict[str, _Kind] = {}  # by spelling, as first read: a daemon sleeps many vaults, so it is bounded
+KINDS_KEPT = 20_000
+
+
+def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
+    """`head_noun`: the last word is known to head a noun phrase, whatever its tag."""
+    last = tokens[-1]
+    head = "NOUN" if head_noun or last.like_num or last.ent_type_ in NAMED_KINDS or _verb_as_noun(last) else last.pos_
+    return _Kind(head,
+                 tuple(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) for t in tokens))
 
 
 def _quality(form: str) -> float:
     """How fit a phrase is to be a title, 0..1: a common-noun head is best; a lone name, a family
-    word, a feeling, a verb form or a glue word is not a subject."""
+    word, a general noun or a feeling is no subject."""
     words = form.split()
-    head, low_words = words[-1].lower(), [w.lower() for w in words]
-    if head in KIN or head in WEAK or head in UNITS or head in _NUMBER_WORDS or \
-            any(w in ("noted", "updated") for w in low_words):
+    if not words:
         return 0.0
-    if len(words) == 1 and (words[0].lower() in FILLER or words[0].lower() in WEAK):
+    kind = _KIND.get(form)
+    if kind is None:  # not read where it was said (a name found by proper_names): read it as a noun phrase
+        frame = "We talked about the "
+        doc = nlp.parse_one(f"{frame}{form} yesterday.")
+        span = doc.char_span(len(frame), len(frame) + len(form), alignment_mode="expand")
+        kind = _KIND.setdefault(form, _kind(list(span)) if span is not None and len(span) else _Kind("X", ()))
+    head, low_words = words[-1].lower(), [w.lower() for w in words]
+    if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC:
+        return 0.0
+    if len(words) == 1 and head in FILLER:
         return 0.0
     score = 1.0
-    capitalised = [w[:1].isupper() for w in words]
-    if all(capitalised) and len(words) == 1:
+    if all(kind.proper) and len(words) == 1:
         score *= 0.3  # a lone name: a person, a place, a company
-    elif all(capitalised):
+    elif all(kind.proper):
         score *= 0.8
-    if head in _PAST or _VERB_END.search(head) and len(head) > 4 and head not in _ED_NOUNS:
-        score *= 0.35  # "booked", "painted": what happened, not what it is about
-    first = low_words[0]
-    if len(words) > 1 and (first in _PAST or _VERB_END.search(first) and len(first) > 4 and first not in _ED_NOUNS):
-        score *= 0.3  # "booked Umzugsfix", "met Aylin": a verb and its object
-    if len(words) > 1 and first in UNITS:
-        score *= 0.3  # "min presentation" out of "a 15 min presentation"
-    if head in ADJECTIVES:
-        score *= 0.2
-    if head.endswith("ly"):
-        score *= 0.2
-    if any(w in FILLER or w in WEAK for w in low_words[:-1]):
+    if any(w in FILLER or w in english.GENERIC for w in low_words[:-1]):
         score *= 0.5
     return score
 

@@ -1,53 +1,82 @@
 """Was a task in progress when the conversation stopped? Read from the last stretch of talk, in
-either voice: "I'm in the middle of writing the speech" (the person), "I'm halfway through the
+either voice: "we're in the middle of repainting the hall" (the person), "I'm halfway through the
 deploy workflow; I'll continue next" (the assistant). Finished work ("all done", "merged",
 "nothing more to do") closes what it names, or everything when it says so. The wake packet keeps
 the answer, so the agent resumes the right thing.
+
+The reading is grammar from the parse (sheriff_vault/nlp.py), not phrases: work under way is a
+progressive verb whose subject is the speaker ("we're migrating", or with the subject left out,
+"fixing the tests now"); a next step is the speaker's future of a verb of continuing ("I'll pick it
+up tomorrow"); finished work is a completion verb in the perfect, the past or as a predicate
+participle ("the draft is done", "I've sent it"), and the same verb negated or still to come ("not
+sent yet", "still has to be done") is work left open; a wait on the listener ("I need your
+approval") is blocked. The English no parse gives (idioms such as "halfway through", the verbs of
+completing and continuing) is the table in english/progress.py.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from sheriff_vault import nlp
+from sheriff_vault.compaction.english.progress import (
+    BEGIN,
+    COMPLETE,
+    CONTINUE,
+    IN_PROGRESS,
+    MIDWAY,
+    NEED,
+    NOTHING_LEFT,
+    NOW,
+    WAIT,
+    WHOLE,
+)
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
-from sheriff_vault.text import content_words, sentences, stem, truncate
+from sheriff_vault.text import truncate
 
-_I = re.IGNORECASE
-OPEN = re.compile(
-    r"\b(?:in the middle of|halfway through|half way through|part way through|partway through|"
-    r"(?:i'?m|i am|we'?re|we are)\s+(?:still\s+|now\s+|currently\s+|just\s+)?(?:working on|busy with|drafting|"
-    r"writing|fixing|building|editing|finishing|implementing|migrating|debugging|refactoring|reviewing)|"
-    r"still (?:need|have|got) to|(?:next|then|after that),? (?:i'?ll|i will|we'?ll|we will)|"
-    r"i'?ll (?:continue|carry on|pick (?:it|this|that) up|get back to|finish)|"
-    r"(?:continue|carry on|keep going|pick up) (?:with|on) (?:that|this|it)\b.{0,20}\b(?:next|tomorrow|later)|"
-    r"now on (?:the|step|part)|continuing (?:with|on)|haven'?t (?:finished|done)|not (?:done|finished) (?:yet|with)|"
-    r"left to (?:do|write|finish)|getting back to|will continue|(?:is|are) (?:still )?in progress|"
-    r"next step\b|(?:^|now )working on|keep going with)\b", _I)
-# Work under way now, as against the next steps a turn lists after it.
-DOING = re.compile(r"\b(?:in the middle of|halfway through|half way through|part way through|partway through|"
-                   r"(?:i'?m|i am|we'?re|we are)\s+(?:still\s+|now\s+|currently\s+|just\s+)?(?:working on|busy with|"
-                   r"drafting|writing|fixing|building|editing|finishing|implementing|migrating|debugging|refactoring|"
-                   r"reviewing|carrying|entering|doing)|now on (?:the|step|part)|continuing (?:with|on))\b", _I)
-BLOCKED = re.compile(r"\b(?:blocked (?:on|by)|waiting (?:for|on) (?:you|your)|need (?:you|your) to|can'?t proceed|"
-                     r"cannot proceed|need (?:your )?(?:permission|approval|access|password|answer))\b", _I)
-DONE = re.compile(
-    r"\b(?:(?:is|are|'s|was|were) (?:all |now )?(?:done|finished|complete|completed|submitted|sent|merged|booked|"
-    r"sorted|live|shipped)|all done|done now|finished|completed|wrapped up|sent off|shipped|merged|nothing "
-    r"(?:more|else|left) to do|nothing is (?:hanging|pending|open|left)|that'?s everything|everything'?s "
-    r"(?:done|sorted|booked)|all set|all sorted)\b", _I)
-ALL_DONE = re.compile(r"\b(?:nothing (?:more|else|left)|nothing is|everything|all done|all set|all sorted)\b", _I)
-PARTIAL = re.compile(r"\b(?:done|finished)\b.*\b(?:now (?:on|with)|next|then|but)\b", _I)
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
 SESSION_GAP_HOURS = 3
 WINDOW = 12  # turns at most: older talk is the slept past, not the task at hand
+HINT = 400  # characters of resume hint the wake packet keeps
+_SUBJECT = ("nsubj", "nsubjpass")
+_KEPT_POS = ("NOUN", "PROPN", "NUM", "ADJ", "VERB")
+
+
+@dataclass
+class Reading:
+    """What one sentence says about work: under way, planned next, finished (everything, or what it
+    names), left open, waiting on the listener, or asked of the listener."""
+
+    doing: bool = False
+    plan: bool = False
+    done: bool = False
+    everything: bool = False
+    pending: bool = False
+    blocked: bool = False
+    request: bool = False
+    ahead: bool = False  # a next step: the speaker's future, or "next"
+
+    @property
+    def opens(self) -> bool:
+        return self.doing or self.plan or self.pending
 
 
 @dataclass
 class _Task:
+    """One sentence that leaves work open, with the rest of its turn (what the speaker said after it)."""
+
     turn: Turn
     text: str
+    rest: list[tuple[str, bool]] = field(default_factory=list)  # later sentences, and whether each looks ahead
+    before: list[str] = field(default_factory=list)  # the turn's sentences before it
     words: set[str] = field(default_factory=set)
     blocked: bool = False
+    doing: bool = False
+    names: bool = True  # it names its work ("the guest list"), not only a pronoun ("working on it")
+    context: set[str] = field(default_factory=set)  # the words of its sentence and of the rest of its turn
 
 
 def in_progress(turns: list[Turn]) -> InProgress:
@@ -60,37 +89,252 @@ def in_progress(turns: list[Turn]) -> InProgress:
     if not tasks:
         return _left_unfinished(talk, recent)
     task = tasks[-1]
-    stopped = task.text
-    # "I'm halfway through rewriting the retry logic. Next step is the time budget. Then I'll run CI":
-    # the work under way leads; the steps after it are its plan, not where it stopped
+    # "I'm halfway through porting the cache. Next step is eviction. Then I'll load-test it": the work
+    # under way leads, and what the turn says after it is its plan, not where it stopped
     same = [t for t in tasks if t.turn is task.turn]
-    doing = [t for t in same if DOING.search(t.text)]
-    after = [t.text for t in same if not DOING.search(t.text)]
-    if doing and after and not DOING.search(task.text):
-        stopped = " ".join(t.text for t in doing) + " Next: " + " ".join(after)
-        task = doing[-1]
-    # another task named before is the goal only when it is about the same thing (not an aside
-    # "quick py312 thing: ... now on the upgrade branch" in the middle of the retry work)
-    goal = _goal(recent, task) or next((t.text for t in tasks if t.turn is not task.turn and t.words & task.words), "")
-    hint = " ".join(p for p in (f"Goal: {goal}" if goal and goal != task.text else "",
-                                f"Where it stopped ({task.turn.speaker}): {stopped}") if p)
-    return InProgress("blocked" if task.blocked else "running", truncate(hint, 400))
+    task = next((t for t in same if t.doing), same[0])
+    earlier = [t for t in tasks if t.turn is not task.turn]
+    # "working on it" names nothing: what it continues does; another task named before is the goal
+    # only when it is about the same thing (not an aside on another branch in the middle of the work)
+    if not task.names and earlier:
+        goal = _said(earlier[-1])
+    else:
+        goal = _goal(recent, task) or next((_said(t) for t in earlier if t.context & task.context), "")
+    goal = f"Goal: {truncate(goal, HINT // 2)} " if goal and goal != task.text else ""
+    said = _said(task)
+    # the turn's opening often names what the work is ("ok, invoices now."): kept while there is room
+    for text in reversed(task.before):
+        if len(goal) + len(said) + len(text) + 40 > HINT:
+            break
+        said = f"{text} {said}"
+    hint = f"{goal}Where it stopped ({task.turn.speaker}): {said}"
+    return InProgress("blocked" if task.blocked else "running", truncate(hint, HINT))
+
+
+def _said(task: _Task) -> str:
+    """The task's sentence and the rest of its turn, the first step that looks ahead marked "Next:"."""
+    parts = [task.text]
+    marked = not task.doing
+    for text, ahead in task.rest:
+        parts.append(f"Next: {text}" if ahead and not marked else text)
+        marked = marked or ahead
+    return " ".join(parts)
+
+
+def read(sent: Span) -> Reading:
+    """The progress a sentence reports, from its verbs' tense, aspect, mood, subject and objects."""
+    r = Reading(doing=bool(IN_PROGRESS.search(sent.text)) or any(_speakers(sent, m.start()) for m in
+                                                                 MIDWAY.finditer(sent.text)))
+    asked = sent[-1].text == "?"  # a question asks about work, it does not report it
+    now = any(t.lower_ in NOW for t in sent)
+    # "nothing more to do" closes every task; "thinks of nothing else" is about something else
+    r.everything = any(_left(sent, m.start()) for m in NOTHING_LEFT.finditer(sent.text))
+    r.done = r.everything
+    for tok in sent:
+        if tok.lemma_.lower() == "next" and not any(c.dep_ == "prep" for c in tok.children):
+            r.ahead = True
+        if tok.pos_ not in ("VERB", "AUX", "ADJ"):
+            continue
+        subj = _subject(tok)
+        person = _person(subj)
+        r.request = r.request or _request(tok, subj)
+        if asked:
+            continue
+        irrealis = _irrealis(tok)
+        if _under_way(tok, subj):
+            r.doing = True
+        if person in ("1", None) and _future(tok) and tok.pos_ == "VERB":
+            r.ahead = True
+            r.plan = r.plan or (person == "1" and bool(_phrases(tok) & CONTINUE.words))
+        if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
+            # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
+            # not now) nor "I need to book it" (a wish, not work begun)
+            if _negated(tok) and not _past_perfect(tok) or irrealis and now:
+                r.pending = True
+            elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or _negated(tok) or _conditional(tok)):
+                r.done = True
+                r.everything = r.everything or _universal(tok)
+        if tok.lemma_ in CONTINUE and _negated(tok) and "can" in _aux(tok):
+            r.blocked = True
+        if tok.lemma_ in WAIT or tok.lemma_ in NEED:
+            if _to_listener(tok) and person in ("1", None):
+                r.blocked = True
+            elif tok.lemma_ in WAIT and _reported(tok) and person in ("1", "3"):
+                r.pending = True  # "the change waits for the evening slot": work ready, not yet done
+    return r
+
+
+def _left(sent: Span, at: int) -> bool:
+    tok = sent.char_span(at, at + 1, alignment_mode="expand")
+    return tok is not None and tok[0].dep_ != "pobj"
+
+
+def _speakers(sent: Span, at: int) -> bool:
+    """The idiom at character `at` is said of the speaker ("I'm halfway through it", "halfway through
+    it now"), not of a thing ("the house in the middle of the village")."""
+    tok = sent.char_span(at, at + 1, alignment_mode="expand")
+    if tok is None:
+        return False
+    head = tok[0]
+    while head.pos_ not in ("VERB", "AUX") and head.dep_ != "ROOT":
+        head = head.head
+    return _person(_subject(head)) in ("1", None)
+
+
+def _under_way(tok: Token, subj: Token | None) -> bool:
+    """A progressive of the speaker about something ("we're migrating the cluster now"; "fixing the
+    tests now" with the subject left out), said of this moment or of beginning or going on with
+    work ("carrying on with the next chapter"): not the futurate "I'm flying out on Monday", nor "I'm going to"."""
+    if tok.tag_ != "VBG" or tok.dep_ in ("amod", "compound", "pcomp", "pobj") or _going_to(tok):
+        return False
+    own = any(c.dep_ in _SUBJECT and c.pos_ != "PUNCT" for c in tok.children)
+    if "be" not in _aux(tok) and (own or tok.dep_ not in ("ROOT", "advcl", "conj")):
+        return False
+    if _person(subj) not in ("1", None):
+        return False
+    objects = [c for c in tok.children if c.dep_ in ("dobj", "ccomp", "xcomp")]
+    objects += [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ in ("pobj", "pcomp")]
+    if not objects:
+        return False
+    # "we're getting a new boiler" is news (or a plan), "fitting the boiler now" is work at hand
+    return bool(_phrases(tok) & (CONTINUE.words | BEGIN.words)) or any(t.lower_ in NOW for t in tok.sent)
+
+
+def _request(tok: Token, subj: Token | None) -> bool:
+    """An imperative (a base-form root with no subject) or a modal question to "you", about a thing
+    it names ("draft the letter", "could you check the invoice?"; not "go ahead")."""
+    first = next((t for t in tok.sent if t.pos_ not in ("INTJ", "PUNCT", "SPACE")), tok)
+    imperative = tok.tag_ == "VB" and subj is None and not _aux(tok) and (tok.dep_ == "ROOT" or first.i == tok.i)
+    to_you = subj is not None and _person(subj) == "2" and any(c.tag_ == "MD" for c in tok.children)
+    return (imperative or to_you) and any(t.pos_ in ("NOUN", "PROPN") for t in _clause(tok))
+
+
+def _clause(tok: Token) -> list[Token]:
+    """The verb's own clause: its subtree without the clauses it governs."""
+    out = [tok]
+    for c in tok.children:
+        if c.dep_ not in ("ccomp", "advcl", "conj", "parataxis", "relcl", "dep"):
+            out += list(c.subtree)
+    return out
+
+
+def _aux(tok: Token) -> set[str]:
+    """Lemmas of the auxiliaries (and of the conjoined verb's, "I'm writing and editing")."""
+    out = {c.lemma_.lower() for c in tok.children if c.dep_ in ("aux", "auxpass")}
+    if not out and tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX"):
+        out = {c.lemma_.lower() for c in tok.head.children if c.dep_ in ("aux", "auxpass")}
+    return out
+
+
+def _subject(tok: Token) -> Token | None:
+    """The verb's subject, or the subject of the verb it is conjoined to or completes."""
+    subj = next((c for c in tok.children if c.dep_ in _SUBJECT and c.pos_ != "PUNCT"), None)
+    if subj is None and tok.dep_ in ("conj", "xcomp", "advcl", "acomp"):
+        return _subject(tok.head)
+    return subj
+
+
+def _person(tok: Token | None) -> str | None:
+    if tok is None:
+        return None
+    person = tok.morph.get("Person", [])
+    return person[0] if person else "3"
+
+
+def _going_to(tok: Token) -> bool:
+    """The "going to" future: a progressive "go" with a to-infinitive."""
+    return tok.lemma_ == "go" and tok.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in tok.children)
+
+
+def _future(tok: Token) -> bool:
+    """The future: "will"/"shall" ("I'll pick it up tomorrow") or "going to"."""
+    return any(c.tag_ == "MD" and c.lemma_ in ("will", "shall") for c in tok.children) or _going_to(tok.head)
+
+
+def _irrealis(tok: Token) -> bool:
+    """Not yet real: under a modal or a to-infinitive ("still has to be sent")."""
+    if any(c.tag_ == "MD" or (c.dep_ == "aux" and c.lemma_ == "to") for c in tok.children):
+        return True
+    return tok.dep_ == "xcomp" and tok.head.pos_ in ("VERB", "AUX")
+
+
+def _reported(tok: Token) -> bool:
+    """A finite or progressive statement ("it waits", "we're waiting"), not an imperative ("wait
+    for it"), an infinitive ("told me to wait"), a participle ("letters waiting for a stamp"), a
+    negation or a condition."""
+    finite = "Fin" in tok.morph.get("VerbForm", []) and tok.tag_ != "VB"
+    return (finite or "be" in _aux(tok)) and not _irrealis(tok) and not _negated(tok) and not _conditional(tok)
+
+
+def _past_perfect(tok: Token) -> bool:
+    return any(c.lemma_ == "have" and "Past" in c.morph.get("Tense", []) for c in tok.children if c.dep_ == "aux")
+
+
+def _negated(tok: Token) -> bool:
+    """"not sent yet", "haven't finished"."""
+    return any(c.dep_ == "neg" for c in tok.children)
+
+
+def _conditional(tok: Token) -> bool:
+    """"once it's sent", "if the PR is merged": a clause under a subordinator is not a report."""
+    return any(c.dep_ == "mark" for c in tok.children) or tok.dep_ in ("advcl", "relcl", "acl") and tok.tag_ == "VBN"
+
+
+def _universal(tok: Token) -> bool:
+    """"everything is done", "all done", "nothing more to do": the whole work, not one part."""
+    near = [*tok.children, tok.head]
+    near += [g for n in list(near) if n.dep_ in _SUBJECT + ("appos", "attr") for g in n.children]
+    return any(n.lemma_.lower() in WHOLE for n in near)
+
+
+def _phrases(tok: Token) -> set[str]:
+    """The verb as a lemma and with its particle ("get back", "pick it up", "keep going")."""
+    out = {tok.lemma_.lower()}
+    for c in tok.children:
+        if c.dep_ == "prt" or c.dep_ in ("advmod", "xcomp") and c.i == tok.i + 1:
+            out.add(f"{tok.lemma_.lower()} {c.lower_}")
+    return out
+
+
+def _to_listener(tok: Token) -> bool:
+    """The verb's object (or its object's owner) is "you": "I need your approval", "waiting for you"."""
+    for c in tok.children:
+        if c.dep_ in ("dobj", "prep", "ccomp", "xcomp") and any(_person(t) == "2" for t in c.subtree):
+            return True
+        if c.dep_ == "nsubj" and _person(c) == "2" and tok.dep_ == "ccomp":
+            return True
+    return tok.lemma_ == "block" and tok.tag_ == "VBN"
 
 
 def _open_tasks(turns: list[Turn]) -> list[_Task]:
     """Work opened in `turns` and not said finished later in them, oldest first."""
     tasks: list[_Task] = []
-    for turn in turns:
-        for sent in sentences(turn.content):
-            words = {stem(w) for w in content_words(sent)}
-            opened = OPEN.search(sent)
-            closed = DONE.search(sent) and not PARTIAL.search(sent)
-            if closed:
-                everything = bool(ALL_DONE.search(sent))
-                tasks = [t for t in tasks if not (everything or t.words & words)]
-            if opened or (turn is turns[-1] and turn.role == "assistant" and BLOCKED.search(sent)):
-                tasks.append(_Task(turn, sent, words, blocked=bool(BLOCKED.search(sent)) and not opened))
+    for turn, doc in zip(turns, nlp.parse(t.content for t in turns), strict=True):
+        sents = [s for s in doc.sents if s.text.strip()]
+        readings = [read(s) for s in sents]
+        for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
+            words = _words(sent)
+            if r.done and not r.opens:
+                tasks = [t for t in tasks if not (r.everything or t.words & words)]
+            blocked = r.blocked and turn is turns[-1] and turn.role == "assistant"
+            if r.opens or blocked:
+                rest = [(s.text.strip(), q.ahead) for s, q in zip(sents[i + 1:], readings[i + 1:], strict=True)]
+                names = any(_names(t) for t in sent)
+                context = words.union(*(_words(s) for s in sents[i + 1:]))
+                before = [s.text.strip() for s in sents[:i]]
+                tasks.append(_Task(turn, sent.text.strip(), rest, before, words, blocked and not r.opens, r.doing,
+                                   names, context))
     return tasks
+
+
+def _names(tok: Token) -> bool:
+    """A noun that names a thing, not one pointing back ("that part", "this one")."""
+    return tok.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "det" and c.morph.get("PronType", []) == ["Dem"]
+                                                     for c in tok.children)
+
+
+def _words(sent: Span) -> set[str]:
+    return {t.lemma_.lower() for t in sent if t.pos_ in _KEPT_POS and not t.is_stop and t.lemma_ not in COMPLETE}
 
 
 def _left_unfinished(talk: list[Turn], recent: list[Turn]) -> InProgress:
@@ -124,11 +368,20 @@ def _last_stretch(talk: list[Turn]) -> list[Turn]:
 def _goal(recent: list[Turn], task: _Task) -> str:
     """What the task is for: the person's last request or statement of intent before it."""
     i = recent.index(task.turn)
-    for turn in reversed(recent[: i + 1]):
+    docs = nlp.parse(t.content for t in recent[: i + 1])
+    for turn, doc in zip(reversed(recent[: i + 1]), reversed(docs), strict=True):
         if turn.role != "user":
             continue
-        for sent in reversed(sentences(turn.content)):
-            if sent != task.text and re.search(r"\b(?:need to|want to|have to|going to|plan to|help me|can you|"
-                                               r"could you|please|let'?s|keep going|continue|go on)\b", sent, _I):
-                return truncate(sent, 160)
+        sents = [s for s in doc.sents if s.text.strip()]
+        if turn is task.turn:  # what the task's own turn says after it is its plan, not its goal
+            sents = sents[: len(task.before)]
+        for sent in reversed(sents):
+            if read(sent).request or _intent(sent):
+                return truncate(sent.text.strip(), 160)
     return ""
+
+
+def _intent(sent: Span) -> bool:
+    """The speaker's own intent: "I need to ...", "we want to ...", "I'm going to ..."."""
+    return any(_person(_subject(t)) == "1" and any(c.dep_ == "xcomp" and "to" in _aux(c) for c in t.children)
+               for t in sent if t.pos_ in ("VERB", "AUX") and t.dep_ in ("ROOT", "conj") and t.head.dep_ == "ROOT")

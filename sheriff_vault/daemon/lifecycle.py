@@ -1,11 +1,15 @@
 """Starting, finding and stopping the watch daemon from another process, and autostart.
 
 Kept free of numpy, tantivy, watchdog and the model: `vault recall` calls `autostart` on its way to
-the socket. Exactly one daemon runs per vault: starters queue on `.vault/daemon.start.lock`, and
-the daemon itself holds `.vault/daemon.lock` while it runs (a second one exits at once).
+the socket. One daemon per user serves every vault (`vault watch --foreground --shared`, socket and
+daemon.json in the runtime folder, daemon/runtime.py); starters queue on the runtime folder's
+daemon.start.lock and it holds daemon.lock there, so racing starters start one. Each vault is
+served by one daemon at most: a vault's starters queue on `.vault/daemon.start.lock`, and whichever
+daemon serves it holds `.vault/daemon.lock` (a pinned `vault watch --foreground` one included).
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sheriff_vault.daemon import rpc
+from sheriff_vault.daemon import rpc, runtime
 from sheriff_vault.errors import DaemonError, VaultError
 from sheriff_vault.store.fsutil import remove
 from sheriff_vault.store.locks import FileLock
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
 
 AUTOSTART_ENV = "SHERIFF_VAULT_AUTOSTART"
 START_LOCK = "daemon.start.lock"
+SHARED = "--shared"  # the user's daemon's argument (`vault watch --foreground --shared`)
 
 
 def autostart_enabled(vault: Vault) -> bool:
@@ -60,30 +65,141 @@ def autostart(vault: Vault, timeout: float = 30.0) -> bool:
 
 def start_background(vault: Vault, timeout: float = 60.0, *, wait_ready: bool = True,
                      autostarted: bool = False) -> dict:
-    """Start `vault watch --foreground` detached and wait until it answers (and, with
-    `wait_ready`, until its model is loaded, so the next recall is the full hybrid one)."""
+    """Have a daemon serve `vault` and wait until it answers (and, with `wait_ready`, until its model
+    is loaded, so the next recall is the full hybrid one): the user's daemon, started if none runs,
+    or with `daemon.shared: false` a daemon of this vault alone. A vault opened by recall
+    (`autostarted`) closes after `daemon.idle_exit_seconds` idle; by `vault watch`, it is served
+    until `vault watch --stop`."""
     if (running := status(vault)) is not None:
+        if not autostarted and running.get("socket") == str(runtime.socket_path()):
+            host_call("open", {"idle_exit": 0}, vault)  # recall opened it: now served until --stop
         return running | {"already": True}
-    vault.logs.mkdir(parents=True, exist_ok=True)
+    if not vault.config.daemon.shared:
+        return _start_pinned(vault, timeout, wait_ready=wait_ready, autostarted=autostarted)
+    started = time.monotonic()
+    idle = vault.config.daemon.idle_exit_seconds if autostarted else 0.0
+    reply = None
+    for _attempt in range(3):  # the daemon may be exiting, its last vault just closed: start another
+        host = ensure_host(timeout)
+        try:
+            reply = host_call("open", {"idle_exit": idle}, vault, timeout=timeout)
+        except DaemonError as exc:
+            if "stopping" not in exc.message:
+                raise
+            reply = None
+        if reply is not None:
+            break
+        deadline = time.monotonic() + 10
+        while rpc.pid_alive(int(host["pid"])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    if reply is None:
+        raise DaemonError("your watch daemon would not serve this vault",
+                          hint=f"see {runtime.runtime_dir() / 'daemon.log'}")
+    deadline = started + timeout
+    while wait_ready and not reply.get("ready", True) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        reply = rpc.call(vault, "ping", timeout=5) or reply
+    return {"pid": int(reply["pid"]), "socket": str(runtime.socket_path()), "already": False,
+            "ready": bool(reply.get("ready", True)), "seconds": round(time.monotonic() - started, 2)}
+
+
+def host_state() -> dict | None:
+    """The user's daemon's daemon.json (pid, socket, vaults served), None when it does not run."""
+    try:
+        state = json.loads((runtime.runtime_dir() / rpc.STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return state if rpc.pid_alive(int(state.get("pid", 0))) else None
+
+
+def host_call(op: str, args: dict | None = None, vault: Vault | None = None, *, timeout: float = 5.0,
+              socket_path: Path | None = None) -> dict | None:
+    """One request to the user's daemon (about a vault, or with none about itself); None when it
+    does not listen."""
+    request: dict = {"op": op, "args": args or {}}
+    if vault is not None:
+        request["vault"] = str(vault.root)
+    return rpc.call_socket(str(socket_path or runtime.socket_path()), request, timeout=timeout)
+
+
+def ensure_host(timeout: float = 60.0) -> dict:
+    """The user's daemon, started in the background when none answers (racing starters start one)."""
+    folder = runtime.private_dir()
+    if (up := _host_up()) is not None:
+        return up
+    with FileLock(folder / START_LOCK, what="daemon start", timeout=timeout):
+        if (up := _host_up()) is not None:
+            return up
+        started = time.monotonic()
+        proc = _spawn([sys.executable, "-m", "sheriff_vault", "watch", "--foreground", SHARED], cwd=folder,
+                      out=folder / "daemon.out")
+        deadline = started + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise DaemonError("the watch daemon exited at start: " + _tail(folder / "daemon.out"),
+                                  hint=f"see {folder / 'daemon.out'}")
+            try:
+                reply = host_call("ping", timeout=2)
+            except DaemonError:
+                reply = None
+            if reply and reply.get("pid") == proc.pid:
+                return {"pid": proc.pid, "socket": str(runtime.socket_path()),
+                        "seconds": round(time.monotonic() - started, 2)}
+            time.sleep(0.05)
+        _terminate_child(proc)
+        raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s and was stopped",
+                          hint=f"see {folder / 'daemon.log'}")
+
+
+def _host_up() -> dict | None:
+    if host_state() is None:
+        return None
+    try:
+        reply = host_call("ping", timeout=5)
+    except DaemonError:
+        return None
+    return reply if reply and reply.get("shared") else None
+
+
+def _spawn(cmd: list[str], *, cwd: Path, out: Path) -> subprocess.Popen:
     # One thread each for torch's OpenMP pool and numpy's OpenBLAS, which read these only as they
     # load: their idle threads spin, and on a busy 2-core machine that spinning doubled recall's
     # median latency (see Daemon.run and benchmarks/RESULTS.md). Two malloc arenas, not one per
     # request thread: each arena keeps its freed pages, and they added up in resident memory.
     # The environment can override all three.
     env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"} | dict(os.environ)
+    with open(out, "ab") as fh:
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True,
+                                cwd=cwd, env=env)
+
+
+def _tail(path: Path) -> str:
+    return " / ".join(path.read_text(errors="replace").strip().splitlines()[-3:])
+
+
+def _terminate_child(proc: subprocess.Popen) -> None:
+    """Not left running, unanswered, behind an error."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _start_pinned(vault: Vault, timeout: float, *, wait_ready: bool, autostarted: bool) -> dict:
+    """A daemon of this vault alone (`daemon.shared: false`)."""
+    vault.logs.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "sheriff_vault", "watch", "--foreground", "--vault", str(vault.root)]
     if autostarted:
         cmd.append("--autostarted")
     started = time.monotonic()
-    with open(vault.logs / "daemon.out", "ab") as out:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
-                                cwd=vault.root, env=env)
+    proc = _spawn(cmd, cwd=vault.root, out=vault.logs / "daemon.out")
     deadline = started + timeout
     answered = False
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            tail = (vault.logs / "daemon.out").read_text(errors="replace").strip().splitlines()[-3:]
-            raise DaemonError("the watch daemon exited at start: " + " / ".join(tail),
+            raise DaemonError("the watch daemon exited at start: " + _tail(vault.logs / "daemon.out"),
                               hint="see .vault/logs/daemon.out")
         try:
             reply = rpc.call(vault, "ping", timeout=2)
@@ -98,12 +214,7 @@ def start_background(vault: Vault, timeout: float = 60.0, *, wait_ready: bool = 
     if answered:  # up, but the model took longer than `timeout` to load: recall still answers
         return {"pid": proc.pid, "socket": str(rpc.socket_path_for(vault)), "already": False, "ready": False,
                 "seconds": round(time.monotonic() - started, 2)}
-    proc.terminate()  # not left running, unanswered, behind the error
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    _terminate_child(proc)
     raise DaemonError(f"the watch daemon did not answer within {timeout:.0f}s and was stopped",
                       hint="see .vault/logs/daemon.log")
 
@@ -136,7 +247,12 @@ def describe(vault: Vault) -> dict | None:
 
 
 def clean_stale(vault: Vault, socket_path: Path) -> None:
-    for path in (socket_path, vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE):
+    """What a killed daemon left in the vault: daemon.json, daemon.pid, and its socket when that is
+    the vault's own (never the user's daemon's, which another daemon may be listening on now)."""
+    paths = [vault.cache / rpc.STATE_FILE, vault.cache / rpc.PID_FILE]
+    if Path(socket_path) == rpc.socket_path_for(vault):
+        paths.append(Path(socket_path))
+    for path in paths:
         remove(path)
 
 
@@ -151,15 +267,22 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
         clean_stale(vault, rpc.socket_path_for(vault))
         return False
     if not rpc.pid_alive(pid) or not is_daemon(pid):
-        clean_stale(vault, Path(state.get("socket") or rpc.socket_path_for(vault)))
+        clean_stale(vault, rpc.socket_path_for(vault))
         return False
     try:
-        answered = rpc.call(vault, "stop", timeout=5) is not None
+        reply = rpc.call(vault, "stop", timeout=5)
     except DaemonError:
-        answered = False
-    if not answered:  # alive but its socket is gone or it does not answer
+        reply = None
+    if reply is None:  # alive but its socket is gone or it does not answer
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
+    if reply is not None and reply.get("exiting") is False:  # the user's daemon, serving other vaults too
+        while _names(vault, pid) and rpc.pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _names(vault, pid) and rpc.pid_alive(pid):
+            raise DaemonError(f"your watch daemon (pid {pid}) did not stop serving this vault within {timeout:.0f}s",
+                              hint="`vault watch --stop --all` stops it")
+        return True
     while rpc.pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
         try:
@@ -170,6 +293,111 @@ def stop(vault: Vault, timeout: float = 30.0) -> bool:
         raise DaemonError(f"the watch daemon (pid {pid}) did not stop within {timeout:.0f}s",
                           hint=f"kill {pid}")
     return True
+
+
+def _names(vault: Vault, pid: int) -> bool:
+    """Whether the vault's daemon.json still names the daemon `pid` (it removes it when it closes the vault)."""
+    return int((rpc.read_state(vault) or {}).get("pid", 0)) == pid
+
+
+def describe_all(under: Path | None = None) -> list[dict]:
+    """Every vault served by a watch daemon of this user (with `under`, those inside that folder), by
+    vault: pid and vault, plus what the daemon says of it (index generation, last request, index
+    size, the process's memory) when it answers; else its resident memory as /proc tells it. The
+    user's daemon serving nothing is listed once, with its runtime folder as `vault` and `idle`."""
+    from sheriff_vault.store.vault import Vault
+
+    found = []
+    abouts: dict[int, dict | None] = {}
+    for daemon in daemons(under):
+        entry: dict = {"pid": daemon["pid"], "vault": daemon["vault"]}
+        if daemon.get("shared"):
+            pid = daemon["pid"]
+            if pid not in abouts:
+                abouts[pid] = _host_about(daemon)
+            about = abouts[pid] or {}
+            entry["shared"] = True
+            served = next((v for v in about.get("vaults", []) if v.get("vault") == daemon["vault"]), None)
+            if served is not None:
+                entry |= served
+            elif daemon.get("idle"):
+                entry |= {"idle": True, "memory_mb": about.get("memory_mb") or {}}
+            if "memory_mb" not in entry and (rss := _resident_mb(pid)) is not None:
+                entry["memory_mb"] = {"VmRSS": rss}
+            found.append(entry)
+            continue
+        try:
+            state = describe(Vault(Path(daemon["vault"])))
+        except VaultError:
+            state = None
+        if state and int(state.get("pid", 0)) == daemon["pid"]:
+            entry |= state
+        elif (rss := _resident_mb(daemon["pid"])) is not None:
+            entry["memory_mb"] = {"VmRSS": rss}
+        found.append(entry)
+    return sorted(found, key=lambda d: (d["vault"], d["pid"]))
+
+
+def _host_about(daemon: dict) -> dict | None:
+    try:
+        return host_call("about", socket_path=Path(daemon["runtime"]) / runtime.SOCKET)
+    except DaemonError:
+        return None
+
+
+def stop_all(under: Path | None = None, timeout: float = 30.0) -> list[dict]:
+    """Stop every watch daemon of this user (with `under`, those serving a vault inside that
+    folder, or whose runtime folder is inside it): politely (`stop`), then with SIGTERM/SIGKILL if
+    it is still running (its vault gone or unreadable, or it does not answer). The user's daemon
+    also serving vaults outside `under` only stops serving those inside. Returns the pid and vault
+    of each vault (or idle daemon) stopped."""
+    from sheriff_vault.store.vault import Vault
+
+    stopped = []
+    listed = daemons(under)
+    hosts: dict[int, list[dict]] = {}
+    for daemon in listed:
+        if daemon.get("shared"):
+            hosts.setdefault(daemon["pid"], []).append(daemon)
+            continue
+        pid = daemon["pid"]
+        try:
+            stop(Vault(Path(daemon["vault"])), timeout=timeout)
+        except VaultError:
+            pass
+        if rpc.pid_alive(pid):
+            terminate([pid])
+        stopped.append({"pid": pid, "vault": daemon["vault"]})
+    for pid, entries in hosts.items():
+        whole = under is None or all(e.get("whole") for e in entries)
+        if whole:
+            try:
+                host_call("stop", socket_path=Path(entries[0]["runtime"]) / runtime.SOCKET)
+            except DaemonError:
+                pass
+            deadline = time.monotonic() + timeout
+            while rpc.pid_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if rpc.pid_alive(pid):
+                terminate([pid])
+        else:
+            for entry in entries:
+                try:
+                    stop(Vault(Path(entry["vault"])), timeout=timeout)
+                except VaultError:
+                    pass
+        stopped += [{"pid": pid, "vault": e["vault"]} for e in entries]
+    return sorted(stopped, key=lambda d: (d["vault"], d["pid"]))
+
+
+def _resident_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def command_line(pid: int) -> list[str] | None:
@@ -191,11 +419,18 @@ def is_daemon(pid: int) -> bool:
 
 
 def daemons(under: Path | None = None) -> list[dict]:
-    """The running watch daemons of this user (pid, vault, argv), read from /proc; with `under`,
-    only those serving a vault inside that folder (as a test run's or a benchmark's cleanup lists
-    what it left). Empty where there is no /proc."""
+    """The running watch daemons of this user (pid, vault, argv), read from /proc, one entry a vault
+    served: the user's daemon (`shared`, with its `runtime` folder) has one per vault in its
+    daemon.json, or one naming its runtime folder (`idle`) when it serves none. With `under`, only
+    vaults inside that folder, and every vault of a user's daemon whose runtime folder is inside it
+    (as a test run's or a benchmark's cleanup lists what it left; `whole`: all it serves is there).
+    Empty where there is no /proc."""
     found = []
     base = Path(os.path.realpath(under)) if under is not None else None
+
+    def inside(path: Path) -> bool:
+        return base is None or path == base or base in path.parents
+
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -203,11 +438,30 @@ def daemons(under: Path | None = None) -> list[dict]:
     for entry in entries:
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != os.getuid():  # another user's daemon is not ours to list
+                continue
+        except OSError:
+            continue
         argv = command_line(int(entry))
         root = _daemon_vault(int(entry), argv) if argv else None
         if root is None or not rpc.pid_alive(int(entry)):
             continue
-        if base is not None and not (root == base or base in root.parents):
+        if argv and SHARED in argv:
+            try:
+                served = [Path(v) for v in json.loads((root / rpc.STATE_FILE).read_text()).get("vaults", [])]
+            except (OSError, ValueError, AttributeError):
+                served = []
+            mine = inside(root)
+            listed = [v for v in served if mine or inside(v)]
+            whole = mine or all(inside(v) for v in served)
+            if not served and mine:
+                found.append({"pid": int(entry), "vault": str(root), "argv": argv, "shared": True, "idle": True,
+                              "runtime": str(root), "whole": True})
+            found += [{"pid": int(entry), "vault": str(v), "argv": argv, "shared": True, "runtime": str(root),
+                       "whole": whole} for v in listed]
+            continue
+        if not inside(root):
             continue
         found.append({"pid": int(entry), "vault": str(root), "argv": argv})
     return found

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.daemon.client import reconcile
 from sheriff_vault.errors import VaultError
-from sheriff_vault.store import gitlog, journal, mdfile, topicmerge
+from sheriff_vault.store import gitlog, journal, topicmerge
 from sheriff_vault.store.sleeps import PREFIX, tag_name, tag_sleep
 from sheriff_vault.store.topics import Topic, iso, parse_time
 
@@ -202,17 +202,11 @@ def _items(text: str | None, rel: str) -> list[Any]:
         return []
 
 
-def _unlink(text: str, rel: str, drop: set[str]) -> str:
-    """Remove `related` edges to topics that were rejected (they never reach this branch)."""
+def _unlink(text: str, rel: str, drop: dict[str, str]) -> str:
+    """Remove `related` edges (and their `## Related` links) to topics that were rejected (they
+    never reach this branch); `drop` maps their ids to their slugs."""
     topic = Topic.parse(text, Path(rel), rel)
-    edges = topic.meta.get("related")
-    if not drop or not isinstance(edges, list):
-        return text
-    keep = [e for e in edges if not (isinstance(e, dict) and str(e.get("id")) in drop)]
-    if len(keep) == len(edges):
-        return text
-    topic.set("related", mdfile.seq(keep))
-    return topic.render()
+    return topic.render() if drop and topic.unlink(drop) else text
 
 
 def _find(review: Review, ref: str) -> str:
@@ -232,7 +226,7 @@ def _files(vault: Vault, review: Review, taken: list[str]) -> dict[str, bytes | 
     if not taken:
         return {}
     slugs = {p.removeprefix("topics/").removesuffix(".md") for p in taken}
-    drop = {t.id for t in review.topics if t.change == "new" and t.path not in taken}
+    drop = {t.id: Path(t.path).stem for t in review.topics if t.change == "new" and t.path not in taken}
     out: dict[str, bytes | None] = {}
     clashes = []
     dirty = set(gitlog.dirty_paths(root))

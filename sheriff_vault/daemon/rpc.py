@@ -76,11 +76,19 @@ def call(vault: Vault, op: str, args: dict | None = None, *, timeout: float = 12
     if not state or not pid_alive(int(state.get("pid", 0))):
         return None
     path = state.get("socket") or str(socket_path_for(vault))
+    return call_socket(path, {"op": op, "args": args or {}, "vault": str(vault.root)}, timeout=timeout,
+                       hangup=hangup)
+
+
+def call_socket(path: str, request: dict, *, timeout: float = 120.0, hangup: str | None = None) -> dict | None:
+    """`call` to the daemon listening at `path` (the user's daemon is asked this way before it serves a
+    vault); None when nothing listens there or the daemon does not serve the vault named."""
+    op = request.get("op")
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             sock.connect(path)
-            sock.sendall(json.dumps({"op": op, "args": args or {}, "vault": str(vault.root)}).encode() + b"\n")
+            sock.sendall(json.dumps(request).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
             chunks, size = [], 0
             while True:

@@ -4,6 +4,13 @@ The watchdog observer only records which paths changed (`handle_changes`); a wor
 indexes them once they have been quiet for the debounce time, so an editor's save-by-rename, a
 burst of saves or a `git checkout` of a thousand files becomes one batch. The model and searcher
 stay loaded, and recall over the Unix socket flushes pending changes first.
+
+Two shapes share this code (issue 29): the user's daemon (`Host` in shared mode, `vault watch
+--foreground --shared`, socket in the runtime folder) serves every vault of the user, opening a
+vault (`Daemon`: its index snapshot, watch and worker) on its first request and closing it after
+the vault's own idle time, or when its folder goes; a pinned daemon (`vault watch --foreground
+--vault PATH`) serves one vault on `.vault/daemon.sock`, as before. The model is held once per
+process whatever the number of vaults (daemon/models.py).
 """
 from __future__ import annotations
 
@@ -17,11 +24,12 @@ import socketserver
 import threading
 import time
 import traceback
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sheriff_vault import faults
+from sheriff_vault import faults, nlp
 from sheriff_vault.daemon import models, rpc, runtime
 from sheriff_vault.daemon.lifecycle import clean_stale
 from sheriff_vault.errors import DaemonError, VaultError
@@ -29,9 +37,7 @@ from sheriff_vault.index.docs import kind_of
 from sheriff_vault.index.engine import Index
 from sheriff_vault.store.fsutil import atomic_write, remove
 from sheriff_vault.store.locks import FileLock
-
-if TYPE_CHECKING:
-    from sheriff_vault.store.vault import Vault
+from sheriff_vault.store.vault import Vault
 
 IGNORED_TOP = {".git", ".vault"}
 WARMING = "bm25-only, warming"  # `via` of a recall answered while the model still loads
@@ -44,14 +50,23 @@ ROOT_CHECK_SECONDS = 0.5
 # Requests that look at the daemon without using it: they do not count as a request (the idle
 # clock, `vault watch --status`'s "last request"), so watching a daemon does not keep it alive.
 PASSIVE_OPS = ("ping", "about")
+# The user's daemon exits when it serves no vault: at once after its last vault closed, or this
+# long after starting when no vault was ever opened (a starter that died before asking).
+EMPTY_START_GRACE = 30.0
+HOST_STATE = "daemon.json"  # in the runtime folder: pid, socket, protocol and the vaults served
+HOST_LOCK = "daemon.lock"
 
 
 class Daemon:
-    """`idle_exit`: seconds without a request after which the daemon stops by itself (0: never);
-    autostarted daemons get `daemon.idle_exit_seconds`, a `vault watch` runs until stopped."""
+    """One served vault: its index and snapshot, pending changes, worker and socket files.
 
-    def __init__(self, vault: Vault, *, idle_exit: float = 0.0) -> None:
+    `idle_exit`: seconds without a request after which the vault is closed (0: never); vaults
+    opened by recall get `daemon.idle_exit_seconds`, a `vault watch` serves until stopped. Its
+    `host` is the process serving it; a Daemon run by itself (`run`) is a pinned daemon."""
+
+    def __init__(self, vault: Vault, *, idle_exit: float = 0.0, host: Host | None = None) -> None:
         self.vault = vault
+        self.host = host
         cfg = vault.config
         self.debounce = cfg.daemon.debounce_ms / 1000
         self.scan_interval = cfg.daemon.scan_interval_seconds
@@ -81,10 +96,13 @@ class Daemon:
         self.generation: int | None = None  # the index's, after the last batch (read without waiting for one)
         self.batches = 0
         self.started = time.time()
-        self.socket_path = rpc.socket_path_for(vault)
+        self.socket_path = host.socket_path if host is not None else rpc.socket_path_for(vault)
         self._lock = FileLock(vault.cache / "daemon.lock", what="watch daemon", timeout=0)
         self._root_id = _identity(vault.root)
         self._socket_inode: int | None = None
+        self._cache_fd: int | None = None
+        self._watch: Any = None
+        self.closed = threading.Event()
 
     # -- events ------------------------------------------------------------------------------
     def handle_changes(self, paths: Iterable[str]) -> None:
@@ -188,15 +206,14 @@ class Daemon:
                 self.full_scan = True
                 self.cond.notify_all()
 
-    def _watch_root(self) -> None:
-        """Stop once the vault folder is deleted, moved away or replaced by another folder at the same
-        path: what this daemon holds belongs to a vault that is no longer there (a vault in its new
-        place gets its own daemon from the next recall there)."""
-        while not self.stopping.wait(ROOT_CHECK_SECONDS):
-            if _identity(self.vault.root) != self._root_id:
-                self.log.warning("the vault folder %s was deleted or moved away; exiting", self.vault.root)
-                self.stop()
-                return
+    def root_gone(self) -> bool:
+        """The vault folder deleted, moved away or replaced by another folder at the same path: what
+        is held belongs to a vault that is no longer there (its new place is served from the next
+        recall there). The host checks every ROOT_CHECK_SECONDS (a stat)."""
+        if _identity(self.vault.root) == self._root_id:
+            return False
+        self.log.warning("the vault folder %s was deleted or moved away; exiting for this vault", self.vault.root)
+        return True
 
     def _idle(self) -> bool:
         return bool(self.idle_exit) and time.monotonic() - self.last_request > self.idle_exit
@@ -206,7 +223,7 @@ class Daemon:
         last_scan = time.monotonic()
         while not self.stopping.is_set():
             if self._idle():
-                self.log.info("no request for %.0fs; exiting", self.idle_exit)
+                self.log.info("no request for %.0fs; exiting for this vault", self.idle_exit)
                 self.stop()
                 return
             with self.cond:
@@ -246,7 +263,8 @@ class Daemon:
 
     def _dispatch(self, op: str | None, args: dict) -> Any:
         if op == "ping":
-            return {"pid": os.getpid(), "ready": self.model_ready.is_set()}
+            return {"pid": os.getpid(), "ready": self.model_ready.is_set(), "shared": self.host is not None
+                    and self.host.shared}
         if op == "about":  # `vault watch --status`: what this daemon serves, without touching the index
             return self.about()
         if op == "status":
@@ -333,16 +351,19 @@ class Daemon:
             with self.work:
                 return self.index.reconcile(args.get("before")).to_json()
         if op == "stop":
+            exiting = self.host is None or self.host.exits_without(self)
             threading.Thread(target=self.stop, daemon=True).start()
-            return {"stopping": True}
+            return {"stopping": True, "exiting": exiting}
         raise DaemonError(f"unknown request {op!r}")
 
     def _remove_own_files(self, cache_fd: int) -> None:
         """daemon.json, daemon.pid and the socket this daemon made, in its .vault folder (open as
         `cache_fd`) wherever that is now; a socket outside it (/tmp, for long paths) only while it
-        is still the one this daemon bound."""
+        is still the one this daemon bound; the user's daemon's socket is the host's to remove."""
         names = [rpc.STATE_FILE, rpc.PID_FILE]
-        if self.socket_path.parent == self.vault.cache:
+        if self.host is not None and self.host.shared:
+            pass
+        elif self.socket_path.parent == self.vault.cache:
             names.append(self.socket_path.name)
         elif _inode(self.socket_path) == self._socket_inode:
             remove(self.socket_path)
@@ -368,7 +389,297 @@ class Daemon:
                 "last_request_ago": round(now - self.last_request_at, 1) if self.last_request_at else None,
                 "generation": self.generation, "batches": self.batches, "pending": pending,
                 "warming_up": not self.warm.is_set(), "model": embedder.model_id if embedder else None,
-                "model_ready": self.model_ready.is_set(), "memory_mb": memory_mb()}
+                "model_ready": self.model_ready.is_set(), "nlp": nlp.loaded(), "memory_mb": memory_mb(),
+                "shared": bool(self.host and self.host.shared), "index_mb": _folder_mb(self.index.folder)}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def claim(self) -> None:
+        """Take the vault's daemon lock (one daemon per vault, whichever kind) and clear what a
+        killed daemon left; DaemonError when another daemon serves the vault."""
+        try:
+            self._lock.acquire()
+        except VaultError:
+            state = rpc.read_state(self.vault) or {}
+            raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
+                              hint="`vault watch --stop` stops it") from None
+        if self.host is not None and self.host.shared:
+            for name in (rpc.STATE_FILE, rpc.PID_FILE):
+                remove(self.vault.cache / name)
+            own = rpc.socket_path_for(self.vault)
+            if own.parent == self.vault.cache:  # a pinned daemon's socket, killed; never another vault's
+                remove(own)
+        else:
+            clean_stale(self.vault, self.socket_path)
+        # The vault's .vault folder, held open: at close the daemon removes its own daemon.json,
+        # daemon.pid and socket through it, wherever the folder was moved, and never touches a
+        # folder made since at the old path (with perhaps a daemon of its own).
+        self._cache_fd = os.open(self.vault.cache, os.O_RDONLY | os.O_DIRECTORY)
+
+    def start(self, observer: Any) -> None:
+        """Watch the vault's files, say where it is served (daemon.json) and start the worker."""
+        self._watch = observer.schedule(_Handler(self), str(self.vault.root), recursive=True,
+                                        event_filter=_EVENTS)
+        self._socket_inode = _inode(self.socket_path)
+        state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
+                 "vault": str(self.vault.root), "protocol": rpc.PROTOCOL}
+        atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
+        atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
+        self.log.info("watching %s (pid %d%s)", self.vault.root, os.getpid(),
+                      ", the user's daemon" if self.host is not None and self.host.shared else "")
+        threading.Thread(target=self._worker, name=f"indexer {self.vault.root.name}", daemon=True).start()
+        if not self.model_ready.is_set():
+            threading.Thread(target=self._load_model, name="model", daemon=True).start()
+
+    def close(self, observer: Any) -> None:
+        """Stop serving the vault: unwatch it, wait for a running sleep, close the index, remove the
+        socket files and the lock, so its memory goes back (the model stays, for the other vaults)."""
+        self.stopping.set()
+        if self._watch is not None:
+            try:
+                observer.unschedule(self._watch)
+            except Exception:  # the folder is gone: its inotify watch went with it
+                pass
+        with self.sleeping, self.work:
+            self.index.close()
+        if self._cache_fd is not None:
+            self._remove_own_files(self._cache_fd)
+            os.close(self._cache_fd)
+            self._cache_fd = None
+        self.log.info("stopped")
+        for handler in list(self.log.handlers):
+            self.log.removeHandler(handler)
+            handler.close()
+        self._lock.release()
+        self.closed.set()
+
+    def stop(self, *_: Any) -> None:
+        """Stop serving this vault (the host closes it; a pinned daemon then exits)."""
+        self.stopping.set()
+        if self.host is not None:
+            self.host.drop(self)
+
+    def run(self) -> None:
+        """A pinned daemon: serve this vault alone on its own socket, in the foreground, until
+        SIGTERM/SIGINT, a `stop` request, its idle time or its folder going."""
+        Host(self.socket_path, pinned=self).run()
+
+
+class _Handler:
+    """Watchdog's handler: records the paths, never lets one event kill the observer (watchdog #793)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def dispatch(self, event: Any) -> None:
+        try:
+            paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+            self.daemon.handle_changes(p if isinstance(p, str) else p.decode() for p in paths if p)
+        except Exception:
+            self.daemon.log.error("event handling failed:\n%s", traceback.format_exc())
+
+
+def _event_kinds() -> list[type]:
+    from watchdog.events import (
+        DirCreatedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileClosedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileModifiedEvent,
+        FileMovedEvent,
+    )
+
+    return [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
+            DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+
+
+_EVENTS: list[type] = []
+
+
+class Host:
+    """The daemon process: one socket, one watchdog observer, the model once, and the vaults served.
+
+    Shared (the user's daemon, `socket_path` in the runtime folder): a request naming a vault not
+    served opens it when it asks to (`open`, from autostart and `vault watch`), at most
+    `max_open` at once (the least recently used vault opened by recall is closed to make room);
+    the process exits when it serves nothing. Pinned: serves `pinned` alone, refuses other
+    vaults, and exits when that vault closes."""
+
+    def __init__(self, socket_path: Path, *, pinned: Daemon | None = None, max_open: int = 16) -> None:
+        self.socket_path = socket_path
+        self.shared = pinned is None
+        self.max_open = max_open
+        self.vaults: OrderedDict[str, Daemon] = OrderedDict()  # least recently used first
+        self.lock = threading.RLock()
+        self.stopping = threading.Event()
+        self.started = time.time()
+        self.ever_served = False
+        self.observer: Any = None
+        self.log = _host_logger(socket_path.parent) if self.shared else None
+        if pinned is not None:
+            pinned.host = self
+            pinned.socket_path = socket_path
+            self.vaults[str(pinned.vault.root)] = pinned
+
+    # -- vaults ------------------------------------------------------------------------------
+    def served(self, root: str) -> Daemon | None:
+        """The vault served at `root`, None when none is, or only a folder that was there before (moved
+        or deleted, another made at the same path since: closed now, before the new one opens)."""
+        with self.lock:
+            daemon = self.vaults.get(root)
+            if daemon is not None and self.shared and daemon.root_gone():
+                self._close(daemon)
+                self._write_state()
+                return None
+            if daemon is not None:
+                self.vaults.move_to_end(root)
+            return daemon
+
+    def open(self, root: str, *, idle_exit: float) -> Daemon:
+        """Serve the vault at `root` (already a vault's resolved root): its index, watch and worker."""
+        with self.lock:
+            if (daemon := self.served(root)) is not None:
+                return daemon
+            if self.stopping.is_set():
+                raise DaemonError("the daemon is stopping", hint="ask again: the next request starts a new one")
+            vault = Vault(Path(root))
+            self.max_open = vault.config.daemon.max_open_vaults
+            daemon = Daemon(vault, idle_exit=idle_exit, host=self)
+            try:
+                daemon.claim()
+            except BaseException:
+                daemon.index.close()
+                _close_log(daemon.log)
+                raise
+            self._make_room()
+            self.vaults[root] = daemon
+            self.ever_served = True
+            try:
+                daemon.start(self.observer)
+            except Exception as exc:  # the folder went as it opened: serve nothing half-started
+                self._close(daemon)
+                raise DaemonError(f"could not serve {root}: {type(exc).__name__}: {exc}") from None
+            finally:
+                self._write_state()
+        self._note("serving %s", root)
+        return daemon
+
+    def _make_room(self) -> None:
+        """Close the least recently used vaults opened by recall until one more fits `max_open`."""
+        while len(self.vaults) >= self.max_open:
+            victim = next((d for d in self.vaults.values() if d.idle_exit), None)
+            if victim is None:
+                return
+            victim.log.info("closed to make room: the daemon serves %d vaults at most (daemon.max_open_vaults)",
+                            self.max_open)
+            self._close(victim)
+
+    def drop(self, daemon: Daemon) -> None:
+        """Stop serving `daemon`'s vault (stop request, idle, folder gone); exit when nothing is left."""
+        with self.lock:
+            if self.vaults.get(str(daemon.vault.root)) is not daemon:
+                return
+            del self.vaults[str(daemon.vault.root)]
+            self._write_state()
+        self._close(daemon)  # outside the lock: it waits for a running sleep
+        with self.lock:
+            empty = not self.vaults
+        if empty:
+            self.stop()
+
+    def _close(self, daemon: Daemon) -> None:
+        with self.lock:
+            if self.vaults.get(str(daemon.vault.root)) is daemon:
+                del self.vaults[str(daemon.vault.root)]
+        if daemon.closed.is_set():
+            return
+        daemon.close(self.observer)
+        self._note("no longer serving %s", daemon.vault.root)
+        gc.unfreeze()  # what the vault held was frozen with the rest (see _warm_up): let it go
+        gc.collect()
+        gc.freeze()
+        give_back_memory()
+
+    def exits_without(self, daemon: Daemon) -> bool:
+        """Whether the process exits once `daemon`'s vault is closed (it serves nothing else)."""
+        with self.lock:
+            return all(d is daemon for d in self.vaults.values())
+
+    def _reap(self) -> None:
+        """Drop vaults whose folder went; exit when nothing was ever opened in EMPTY_START_GRACE."""
+        while not self.stopping.wait(ROOT_CHECK_SECONDS):
+            with self.lock:
+                served = list(self.vaults.values())
+                empty = not self.vaults
+            for daemon in served:
+                if not daemon.stopping.is_set() and daemon.root_gone():
+                    daemon.stopping.set()
+                    threading.Thread(target=self.drop, args=(daemon,), daemon=True).start()
+            if empty and not self.ever_served and time.time() - self.started > EMPTY_START_GRACE:
+                self._note("no vault asked for in %.0fs; exiting", EMPTY_START_GRACE)
+                self.stop()
+
+    # -- requests ----------------------------------------------------------------------------
+    def answer(self, request: dict) -> dict:
+        """Route a request to the vault it names; the user's daemon itself answers `ping`, `about`
+        and `stop` naming no vault, and `open` (or any request with `"open": true`) opens a vault."""
+        op, asked = request.get("op"), request.get("vault")
+        if asked is None and not self.shared:
+            return next(iter(self.vaults.values())).answer(request) if self.vaults else _error("stopping")
+        if asked is None:
+            if op == "ping":
+                return {"ok": True, "result": {"pid": os.getpid(), "ready": True, "shared": True,
+                                               "protocol": rpc.PROTOCOL}}
+            if op == "about":
+                return {"ok": True, "result": self.about()}
+            if op == "stop":
+                threading.Thread(target=self.stop, daemon=True).start()
+                return {"ok": True, "result": {"stopping": True, "exiting": True}}
+            return _error("name the vault (`vault`) this request is for")
+        root = os.path.realpath(str(asked))
+        daemon = self.served(root)
+        if daemon is None and self.shared and (op == "open" or request.get("open")):
+            args = request.get("args") or {}
+            try:
+                if op != "open" and not _may_autostart(root, request.get("open")):
+                    return _other(root)
+                daemon = self.open(root, idle_exit=float(args.get("idle_exit", 0) if op == "open"
+                                                         else Vault(Path(root)).config.daemon.idle_exit_seconds))
+            except VaultError as exc:
+                return _vault_error(exc)
+        if daemon is None:
+            if not self.shared:
+                return next(iter(self.vaults.values())).answer(request) if self.vaults else _error("stopping")
+            return _other(root)
+        if op == "open":  # `vault watch` on a vault recall opened: serve it until `vault watch --stop`
+            if not float((request.get("args") or {}).get("idle_exit", 0)):
+                daemon.idle_exit = 0.0
+            return {"ok": True, "result": {"pid": os.getpid(), "ready": daemon.model_ready.is_set(),
+                                           "socket": str(self.socket_path)}}
+        return daemon.answer(request)
+
+    def about(self) -> dict:
+        """The user's daemon: pid, memory, models held, and each vault served (its `about`)."""
+        with self.lock:
+            served = list(self.vaults.values())
+        return {"pid": os.getpid(), "socket": str(self.socket_path), "shared": True, "started_at": self.started,
+                "uptime": round(time.time() - self.started, 1), "max_open_vaults": self.max_open,
+                "models": models.held(), "nlp": nlp.loaded(), "memory_mb": memory_mb(),
+                "vaults": [d.about() for d in served]}
+
+    def _write_state(self) -> None:
+        if not self.shared:
+            return
+        with self.lock:
+            vaults = list(self.vaults)
+        state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
+                 "protocol": rpc.PROTOCOL, "vaults": vaults}
+        atomic_write(self.socket_path.parent / HOST_STATE, json.dumps(state))
+
+    def _note(self, message: str, *args: Any) -> None:
+        if self.log is not None:
+            self.log.info(message, *args)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stop(self, *_: Any) -> None:
@@ -378,90 +689,116 @@ class Daemon:
             server.shutdown()
 
     def run(self) -> None:
-        """Run in the foreground until SIGTERM/SIGINT or a `stop` request."""
+        """Serve in the foreground until SIGTERM/SIGINT, a `stop`, or nothing left to serve."""
         # One torch thread, set before the model (and torch) loads; the environment can override.
         # The daemon embeds one short query at a time, where a second thread gains little, and on
         # a busy 2-core machine two spinning OpenMP threads turn a ~10 ms query embedding into
         # 40-500 ms (see benchmarks/RESULTS.md, "Recall speed and memory").
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        from watchdog.events import (
-            DirCreatedEvent,
-            DirDeletedEvent,
-            DirMovedEvent,
-            FileClosedEvent,
-            FileCreatedEvent,
-            FileDeletedEvent,
-            FileModifiedEvent,
-            FileMovedEvent,
-            FileSystemEventHandler,
-        )
         from watchdog.observers import Observer
 
-        try:
-            self._lock.acquire()
-        except VaultError:
-            state = rpc.read_state(self.vault) or {}
-            raise DaemonError(f"a watch daemon already runs for this vault (pid {state.get('pid', '?')})",
-                              hint="`vault watch --stop` stops it") from None
-        clean_stale(self.vault, self.socket_path)
-        # The vault's .vault folder, held open: at exit the daemon removes its own daemon.json,
-        # daemon.pid and socket through it, wherever the folder was moved, and never touches a
-        # folder made since at the old path (with perhaps a daemon of its own).
-        cache_fd = os.open(self.vault.cache, os.O_RDONLY | os.O_DIRECTORY)
+        _EVENTS[:] = _event_kinds()
+        host_lock = None
+        if self.shared:
+            folder = runtime.private_dir(self.socket_path.parent)
+            os.chdir(folder)  # where /proc says it runs: lifecycle.daemons finds its daemon.json there
+            host_lock = FileLock(folder / HOST_LOCK, what="the user's watch daemon", timeout=0)
+            try:
+                host_lock.acquire()
+            except VaultError:
+                raise DaemonError(f"your watch daemon already runs ({folder / HOST_STATE})",
+                                  hint="`vault watch --stop --all` stops it") from None
+            remove(self.socket_path)
+        else:
+            self.vaults[next(iter(self.vaults))].claim()
         faults.point("daemon:starting")
-        daemon = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: Any) -> None:
-                try:
-                    paths = [event.src_path, getattr(event, "dest_path", "") or ""]
-                    daemon.handle_changes(p if isinstance(p, str) else p.decode() for p in paths if p)
-                except Exception:  # never let one event kill the observer thread (watchdog #793)
-                    daemon.log.error("event handling failed:\n%s", traceback.format_exc())
-
-        events = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
-                  DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
-        observer = Observer()
-        observer.schedule(Handler(), str(self.vault.root), recursive=True, event_filter=events)
-        observer.start()
+        self.observer = Observer()
+        self.observer.start()
         self.server = _Server(str(self.socket_path), _RequestHandler)
-        self._socket_inode = _inode(self.socket_path)
-        self.server.daemon_obj = self
+        self.server.host = self
         signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=self.stop, daemon=True).start())
         try:
-            state = {"pid": os.getpid(), "socket": str(self.socket_path), "started_at": self.started,
-                     "vault": str(self.vault.root), "protocol": rpc.PROTOCOL}
-            atomic_write(self.vault.cache / rpc.STATE_FILE, json.dumps(state))
-            atomic_write(self.vault.cache / rpc.PID_FILE, f"{os.getpid()}\n")
-            self.log.info("watching %s (pid %d)", self.vault.root, os.getpid())
-            threading.Thread(target=self._worker, name="indexer", daemon=True).start()
-            threading.Thread(target=self._watch_root, name="root", daemon=True).start()
-            if not self.model_ready.is_set():
-                threading.Thread(target=self._load_model, name="model", daemon=True).start()
+            for daemon in list(self.vaults.values()):
+                daemon.start(self.observer)
+            self._write_state()
+            self._note("the user's daemon is up (pid %d)", os.getpid())
+            threading.Thread(target=self._reap, name="reaper", daemon=True).start()
             self.server.serve_forever(poll_interval=0.2)
         finally:
             self.stopping.set()
-            observer.stop()
-            observer.join(timeout=5)
             self.server.server_close()
-            with self.sleeping, self.work:
-                self.index.close()
-            self._remove_own_files(cache_fd)
-            os.close(cache_fd)
-            self.log.info("stopped")
-            self._lock.release()
+            with self.lock:
+                served = list(self.vaults.values())
+            for daemon in served:
+                self._close(daemon)
+            self.observer.stop()
+            self.observer.join(timeout=5)
+            if self.shared:
+                if _inode(self.socket_path) == _inode_at_bind(self.server):
+                    remove(self.socket_path)
+                remove(self.socket_path.parent / HOST_STATE)
+                self._note("stopped")
+                _close_log(self.log)
+            if host_lock is not None:
+                host_lock.release()
+
+
+def _may_autostart(root: str, wanted: Any) -> bool:
+    """A recall that found no daemon may open its vault here unless the vault opted out
+    (`daemon.autostart: false`; the caller's SHERIFF_VAULT_AUTOSTART=1 overrides, as `"on"`)."""
+    if wanted == "on":
+        return True
+    return bool(Vault(Path(root)).config.daemon.autostart)
+
+
+def _other(root: str) -> dict:
+    return {"ok": False, "error": {"message": f"this daemon does not serve {root}", "kind": "DaemonError",
+                                   "other_vault": True}}
+
+
+def _error(message: str) -> dict:
+    return {"ok": False, "error": {"message": message, "kind": "DaemonError"}}
+
+
+def _vault_error(exc: VaultError) -> dict:
+    return {"ok": False, "error": {"message": exc.message, "path": exc.path, "line": exc.line, "hint": exc.hint,
+                                   "kind": type(exc).__name__, "notes": list(getattr(exc, "__notes__", []))}}
+
+
+def _inode_at_bind(server: Any) -> int | None:
+    return getattr(server, "socket_inode", None)
+
+
+def _folder_mb(folder: Path) -> float:
+    """Bytes under `folder` in MB: the index a vault holds open (its memory estimate)."""
+    total = 0
+    for path, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(path, name)).st_size
+            except OSError:
+                pass
+    return round(total / 1e6, 1)
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
-    daemon_obj: Daemon
+    host: Host
+
+    def server_bind(self) -> None:
+        super().server_bind()
+        self.socket_inode = _inode(Path(os.fsdecode(self.server_address)))  # type: ignore[arg-type]
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
         """Answer only processes of this user (SO_PEERCRED); another user's connection is closed unread."""
         if runtime.same_user(request):
             return True
-        self.daemon_obj.log.warning("refused a connection from uid %s", _peer(request))
+        message = "refused a connection from uid %s"
+        if self.host.log is not None:
+            self.host.log.warning(message, _peer(request))
+        for daemon in list(self.host.vaults.values()):
+            daemon.log.warning(message, _peer(request))
         return False
 
 
@@ -473,7 +810,7 @@ class _RequestHandler(socketserver.StreamRequestHandler):
         except ValueError:
             reply = {"ok": False, "error": {"message": "bad request: not JSON"}}
         else:
-            reply = self.server.daemon_obj.answer(request)  # type: ignore[attr-defined]
+            reply = self.server.host.answer(request)  # type: ignore[attr-defined]
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
 
 
@@ -546,6 +883,25 @@ def _logger(vault: Vault) -> logging.Logger:
         log.setLevel(logging.INFO)
         log.propagate = False
     return log
+
+
+def _host_logger(folder: Path) -> logging.Logger:
+    """The user's daemon's own log (`<runtime folder>/daemon.log`): vaults opened and closed, exits."""
+    log = logging.getLogger(f"sheriff_vault.watch.host.{folder}")
+    if not log.handlers:
+        runtime.private_dir(folder)
+        handler = logging.handlers.RotatingFileHandler(folder / "daemon.log", maxBytes=1_000_000, backupCount=1)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    return log
+
+
+def _close_log(log: logging.Logger | None) -> None:
+    for handler in list(log.handlers if log is not None else []):
+        log.removeHandler(handler)  # type: ignore[union-attr]
+        handler.close()
 
 
 def _return_free_memory() -> None:

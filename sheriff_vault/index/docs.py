@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sheriff_vault.store.links import related_lines
 from sheriff_vault.store.topics import Topic, iso, parse_time
 from sheriff_vault.text import CONSTRAINT, SPEAKER
 
@@ -133,17 +134,18 @@ class TopicRow:
     utility: float
     touch_count: int
     evergreen: bool
-    related: list[dict]
+    related: list[dict]  # the frontmatter's edges, then one per [[wikilink]] of the body ("link": its target)
     skills: list[str]
     constraints: int
     # The JSON text of [[start, end, EVENT | SAID | SAID_ONLY], ...] in epoch seconds, as the index
     # stores it: only time questions read them (snapshot.TimeTable decodes every topic's in one
     # go; `windows` one topic's), and at 50k topics decoding them on load took 0.5 s and 30 MB.
     item_windows: str
+    tags: list[str] = field(default_factory=list)
 
     def row(self) -> tuple:
         d = asdict(self)
-        for key in ("aliases", "related", "skills"):
+        for key in ("aliases", "related", "skills", "tags"):
             d[key] = json.dumps(d[key])
         d["evergreen"] = int(d["evergreen"])
         return tuple(d[k] for k in TOPIC_FIELDS)
@@ -161,10 +163,10 @@ EVENT, SAID, SAID_ONLY = 0, 1, 2  # an item's event dates; the day an item was s
 
 
 TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "first_seen", "last_seen", "utility",
-                "touch_count", "evergreen", "related", "skills", "constraints", "item_windows")
+                "touch_count", "evergreen", "related", "skills", "constraints", "item_windows", "tags")
 
 
-_JSON_FIELDS = tuple(TOPIC_FIELDS.index(k) for k in ("aliases", "related", "skills"))
+_JSON_FIELDS = tuple(TOPIC_FIELDS.index(k) for k in ("aliases", "related", "skills", "tags"))
 
 
 def topics_from_rows(rows: Iterable[tuple]) -> list[TopicRow]:
@@ -172,12 +174,12 @@ def topics_from_rows(rows: Iterable[tuple]) -> list[TopicRow]:
     one json.loads, which at 50k topics is a second faster than 150k small ones; item windows
     stay text (see TopicRow)."""
     rows = list(rows)
-    a, b, c = _JSON_FIELDS
-    decoded = json.loads("[" + ",".join(f"[{r[a]},{r[b]},{r[c]}]" for r in rows) + "]")
+    a, b, c, d = _JSON_FIELDS
+    decoded = json.loads("[" + ",".join(f"[{r[a]},{r[b]},{r[c]},{r[d]}]" for r in rows) + "]")
     return [TopicRow(path, topic_id, name, slug, one_liner, aliases, first, last, utility, touches, bool(evergreen),
-                     related, skills, constraints, windows)
+                     related, skills, constraints, windows, tags)
             for (path, topic_id, name, slug, one_liner, _, first, last, utility, touches, evergreen, _, _, constraints,
-                 windows), (aliases, related, skills) in zip(rows, decoded, strict=True)]
+                 windows, _), (aliases, related, skills, tags) in zip(rows, decoded, strict=True)]
 
 
 @dataclass
@@ -226,15 +228,30 @@ def topic_docs(topic: Topic) -> FileDocs:
         if when:
             windows.add((epoch(when), epoch(when + dt.timedelta(days=1)), SAID_ONLY if doc.mentioned else SAID))
         out.docs.append(doc)
+    listed = related_lines(topic.body)  # other topics' names, not this topic's notes
     for line, text in topic.body.prose():
+        if line in listed:
+            continue
         out.docs.append(Doc(f"{rel}#L{line}", "note", rel, rel, text, names, last, line, [], False,
                             mentioned_windows(text)))
     out.topic = TopicRow(
         path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
         aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
-        utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen, related=topic.related,
+        utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen,
+        related=topic.related + _link_edges(topic),
         skills=topic.skills, constraints=constraints, item_windows=json.dumps([list(w) for w in sorted(windows)]),
+        tags=topic.tags,
     )
+    return out
+
+
+def _link_edges(topic: Topic) -> list[dict]:
+    """The topic's hand-written `[[wikilinks]]` as RELATES_TO edges to their targets as written;
+    the snapshot resolves them (Snapshot.resolve_link: file name, name or alias) when they are followed."""
+    out: list[dict] = []
+    for link in topic.wikilinks():
+        if link.to_note and link.target not in {e["id"] for e in out}:
+            out.append({"id": link.target, "type": "RELATES_TO", "weight": 1.0, "link": True})
     return out
 
 

@@ -62,8 +62,9 @@ if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
 
 # 9: an item names its event dates when it has them, else the day said; 10: in epoch seconds;
-# 11: each document's speaker (a snapshot load counts them in SQL)
-SCHEMA_VERSION = 11
+# 11: each document's speaker (a snapshot load counts them in SQL); 12: a topic's tags, and its
+# body's [[wikilinks]] among its related edges
+SCHEMA_VERSION = 12
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 # "Caroline's", "what's": the lone "s" would match every possessive in the vault

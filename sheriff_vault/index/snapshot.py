@@ -104,6 +104,22 @@ class Snapshot:
         path = self.by_id.get(ref)
         return self.topics.get(path) if path else None
 
+    def resolve_link(self, target: str) -> TopicRow | None:
+        """The topic a `[[target]]` names: by file name as Obsidian does (`topics/Budget.md#h` ->
+        budget, any case), then by name or alias when only one topic has it."""
+        stem = target.strip().rsplit("/", 1)[-1]
+        stem = stem[:-3] if stem.lower().endswith(".md") else stem
+        stems: dict[str, str] | None = self.memo.get("stems")
+        if stems is None:
+            stems = self.memo["stems"] = {}
+            for where, row in sorted(self.topics.items()):
+                stems.setdefault(row.slug.lower(), where)
+        path = stems.get(stem.lower())
+        if path is None:
+            named = self.names.get(norm(target)) or self.names.get(norm(stem)) or set()
+            path = next(iter(named)) if len(named) == 1 else None
+        return self.topics.get(path) if path else None
+
     def rows_of_keys(self, keys: np.ndarray) -> np.ndarray:
         """The live matrix rows (sorted) whose vectors are these cache rows (an ANN graph's keys);
         several documents may share one vector."""

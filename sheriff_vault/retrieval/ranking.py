@@ -29,6 +29,7 @@ from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
+from sheriff_vault.store.topics import has_tag
 from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, excerpt, norm
 
 if TYPE_CHECKING:
@@ -93,8 +94,11 @@ def without_people(text: str, people: set[str]) -> str:
 
 def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = "", k: int | None = None,
            deep: bool = False, since: str | None = None, until: str | None = None, now: dt.datetime | None = None,
-           explain: bool = False, refresh: bool = True, dense: bool = True, buffered: bool = True) -> RecallResult:
+           explain: bool = False, refresh: bool = True, dense: bool = True, buffered: bool = True,
+           tag: str | None = None) -> RecallResult:
     """Rank topics and facts for `query` (see module docstring). Catches the index up first.
+    `tag` keeps only topics with that tag (or a tag nested under it, `work` for `work/alpha`), and
+    leaves out the turns not slept yet, which have no tags.
     `dense=False` skips the query's embedding (BM25 and aliases only: a daemon whose model is
     still loading answers so); `buffered=False` leaves out what was said since the last sleep (for
     a caller that shows those turns itself, as wake does)."""
@@ -126,6 +130,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         qvec = _query_vector(index, search_text, tail) if dense else None
         ranker = _Ranker(snap, cfg, now, window, qvec, query, search_text)
         ranker.explain = explain
+        ranker.tag = tag
         ranker.add_hits(*_search(index, search_text, qvec, window))
         if index.embedding_warning and index.embedding_warning not in warnings:
             warnings.append(index.embedding_warning)
@@ -133,13 +138,17 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         if window:
             ranker.add_window_topics()
         scored = ranker.score_topics()
+        if tag:
+            scored = [t for t in scored if ranker.tagged(t.path)]
+            if not any(has_tag(row.tags, tag) for row in snap.topics.values()):
+                warnings.append(f"no topic has the tag {tag!r}; `vault topic tag TOPIC {tag}` adds it")
         triggers = _triggers(query, tail, window, scored, snap, cfg)
         mode = "deep" if deep or triggers else "light"
         limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
         if mode == "deep" and window and not soft_window(window):
             scored = _inside_window(scored, window, warnings, ranker.topical)
         chosen, order, cuts = _select(ranker, scored, mode, limit)
-        said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered else []
+        said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered and not tag else []
         _attach_events(snap, chosen, window)
         skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
         _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
@@ -280,6 +289,10 @@ class _Ranker:
         self.alias: dict[str, float] = {}
         self.window_topics: set[str] = set()
         self.on_subject: set[str] = set()  # topics whose own relevance makes them about the question
+        self.tag: str | None = None  # recall --tag: only topics with this tag
+
+    def tagged(self, path: str) -> bool:
+        return not self.tag or (path in self.snap.topics and has_tag(self.snap.topics[path].tags, self.tag))
 
     def add_hits(self, bm: list[tuple[str, float]], dense: list[tuple[str, float]]) -> None:
         top = max((s for _, s in bm), default=0.0) or 1.0
@@ -398,11 +411,13 @@ class _Ranker:
         for parent in chosen[: max(3, limit // 2)]:
             edges: dict[str, list[dict]] = {}
             for edge in self.snap.topics[parent.path].related:
-                target = self.snap.topic_by_ref(edge["id"])
-                if target is not None and target.path not in have and \
+                target = self.snap.resolve_link(edge["id"]) if edge.get("link") else self.snap.topic_by_ref(edge["id"])
+                if target is not None and target.path not in have and self.tagged(target.path) and \
                         (self.window is None or target.path in self.window_topics):
                     edges.setdefault(target.path, []).append(edge)
             for path, found in edges.items():
+                if any(not e.get("link") for e in found):  # a `related` edge (its `## Related` line
+                    found = [e for e in found if not e.get("link")]  # is a link too) says what it is
                 target = self.snap.topics[path]
                 weight = max(float(e.get("weight", 1.0)) for e in found)
                 score = parent.score * 0.5 * min(1.0, max(0.1, weight) / 2 + 0.5)

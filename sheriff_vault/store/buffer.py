@@ -89,6 +89,10 @@ def _turn_from(data: Any, source: str, n: int) -> Turn:
     content = data.get("content")
     if isinstance(content, list):
         content = "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    if content is None:
+        others = ", ".join(f"`{k}`" for k in list(data)[:8] if k not in ("role", "at", "id", "name"))
+        raise ConversationFormatError("a turn has no `content`" + (f" (it has {others})" if others else ""),
+                                      path=source, line=n, hint='put the turn\'s words in "content"; ' + _LINE_HINT)
     if not isinstance(content, str):
         raise ConversationFormatError("`content` must be text", path=source, line=n)
     if len(content) > MAX_TURN_CHARS:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sheriff_vault.errors import TopicFormatError, VaultError
 from sheriff_vault.store import mdfile
 from sheriff_vault.store.items import Body
-from sheriff_vault.store.topics import MAX_TOPIC_BYTES, Topic, parse_time
+from sheriff_vault.store.topics import MAX_TOPIC_BYTES, Topic, parse_edge, parse_time
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -76,8 +76,7 @@ def _quick(path: Path, rel: str, st: os.stat_result) -> TopicSummary:
     summary.evergreen = meta.get("evergreen") is True
     edges = meta.get("related") or []
     if isinstance(edges, list):
-        summary.related = [str(e["id"]) if isinstance(e, dict) else str(e) for e in edges
-                           if (isinstance(e, dict) and e.get("id")) or isinstance(e, str)]
+        summary.related = [edge["id"] for edge in (parse_edge(e) for e in edges) if edge]
     body = Body.parse(parts.body, parts.body_first_line)
     for item in body.items():
         if item.kind == "fact":

@@ -48,6 +48,7 @@ def check_vault(vault: Vault, extra: list[Callable[[Vault, Report], None]] | Non
     _check_config(vault, report)
     topics, unreadable = _check_topics(vault, report)
     _check_links(vault, topics, unreadable, report)
+    _check_wikilinks(vault, topics, unreadable, report)
     _check_wake(vault, report)
     _check_unsafe(vault, topics, report)
     for name in CONTENT_DIRS:
@@ -144,6 +145,28 @@ def _check_links(vault: Vault, topics: list[Topic], unreadable: set[str], report
                     _check_pinned(vault, topic, item.line, cite, report)
                 elif not vault.path(cite.file).is_file():
                     report.add(topic.rel, item.line, f"cites {cite.file}, which does not exist; fix the link")
+
+
+def _check_wikilinks(vault: Vault, topics: list[Topic], unreadable: set[str], report: Report) -> None:
+    """A `[[link]]` in a topic body should name a topic (by file name, name or alias), or at least
+    a note Obsidian would open (any `<target>.md` in the vault); otherwise it leads nowhere."""
+    from sheriff_vault.store.links import Resolver
+
+    resolver = Resolver(topics)
+    broken = {stem.lower() for stem in unreadable}
+    notes: set[str] | None = None
+    for topic in topics:
+        for link in topic.wikilinks():
+            if not link.to_note or resolver.resolve(link) is not None or link.stem in broken:
+                continue
+            if notes is None:
+                notes = {p.stem.lower() for p in vault.root.rglob("*.md")
+                         if not {".git", ".vault"} & set(p.relative_to(vault.root).parts)}
+            if link.stem in notes:
+                continue
+            report.add(topic.rel, link.line,
+                       f"[[{link.target}]] names no topic (no topics/{link.target}.md, and no topic has that name "
+                       f"or alias); fix the link, or make the topic with `vault topic new \"{link.target}\"`")
 
 
 def _check_pinned(vault: Vault, topic: Topic, line: int, cite: Citation, report: Report) -> None:

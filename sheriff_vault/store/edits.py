@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +11,7 @@ from sheriff_vault import faults
 from sheriff_vault.errors import EditConflict, TopicExists, TopicNotFound, VaultError
 from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.items import Item, clean_text
-from sheriff_vault.store.topics import EDGE_TYPES, Topic, fact, slugify
+from sheriff_vault.store.topics import EDGE_TYPES, Topic, clean_tag, fact, slugify
 from sheriff_vault.store.vault import Vault
 
 
@@ -27,7 +27,7 @@ class EditResult:
 
 def create_topic(vault: Vault, name: str, *, now: dt.datetime, aliases: Iterable[str] = (),
                  facts: Iterable[str] = (), one_liner: str = "", evergreen: bool = False,
-                 commit: bool = True, force: bool = False) -> EditResult:
+                 commit: bool = True, force: bool = False, tags: Iterable[str] = ()) -> EditResult:
     """A new topic file from a name and optional aliases and facts, committed as `topic: new ...`.
     A name an existing topic already has is refused (it would silently make `name-2`) unless `force`."""
     name = name.strip()
@@ -38,7 +38,8 @@ def create_topic(vault: Vault, name: str, *, now: dt.datetime, aliases: Iterable
     with vault.lock():
         if not force:
             _refuse_existing(vault, name)
-        topic = vault.topics.create(name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen)
+        topic = vault.topics.create(name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen,
+                                    tags=tags)
         for text in facts:
             topic.add_item(fact(text, now))
         sha = _save(vault, topic, f"topic: new {name}", commit)
@@ -122,6 +123,8 @@ def upsert_topic(vault: Vault, update: dict[str, Any], *, now: dt.datetime, comm
             topic.set("one_liner", str(update["one_liner"]).strip())
         for alias in aliases:
             topic.add_alias(alias)
+        for tag in update.get("tags") or []:
+            topic.add_tag(str(tag))
         known = {i.text.lower() for i in topic.items()}
         for text in facts:
             if text.lower() not in known:
@@ -149,8 +152,35 @@ def link_topics(vault: Vault, src: str, dst: str, edge_type: str = "RELATES_TO",
         if a.id == b.id:
             raise VaultError("a topic cannot link to itself", hint="pick two different topics")
         a.link(b.id, edge_type, weight_delta)
+        a.sync_related(topic_names(vault))
         sha = _save(vault, a, f"link: {a.name} {edge_type} {b.name}", commit)
     return EditResult(a, False, sha)
+
+
+def topic_names(vault: Vault) -> Callable[[str], tuple[str, str] | None]:
+    """Topic id -> (slug, name), for the `## Related` links (read from the topic files' frontmatter)."""
+    from sheriff_vault.store.catalog import TopicCatalog
+
+    names = {s.id: (s.slug, s.name) for s in TopicCatalog(vault).summaries() if s.id and not s.error}
+    return names.get
+
+
+def tag_topic(vault: Vault, ref: str, add: Iterable[str] = (), remove: Iterable[str] = (), *,
+              commit: bool = True) -> EditResult:
+    """Add and remove a topic's tags (Obsidian's `tags` property; `vault recall --tag` filters on
+    them), as one commit; nothing is written when they are already so."""
+    add, remove = [clean_tag(t) for t in add if clean_tag(t)], [clean_tag(t) for t in remove if clean_tag(t)]
+    if not add and not remove:
+        raise VaultError("no tags given", hint="vault topic tag TOPIC work/alpha [--remove old]")
+    _scan(vault, add)
+    with vault.lock():
+        topic = vault.topics.get(ref)
+        changed = [t for t in add if topic.add_tag(t)] + [t for t in remove if topic.remove_tag(t)]
+        sha = None
+        if changed and topic.dirty:
+            sha = _save(vault, topic, f"tags: {topic.name}: " + ", ".join(
+                [f"+{t}" for t in add if t in changed] + [f"-{t}" for t in remove if t in changed]), commit)
+    return EditResult(topic, False, sha)
 
 
 @dataclass

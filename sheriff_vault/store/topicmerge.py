@@ -24,7 +24,7 @@ from sheriff_vault.errors import VaultError
 from sheriff_vault.store import gitlog, mdfile
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.items import Body, Item, clean_text, parse_item
-from sheriff_vault.store.topics import Topic, iso
+from sheriff_vault.store.topics import Topic, edge_text, iso, number_text, parse_edge, parse_number, parse_time
 
 DRIVER = "sheriff-topic"
 ATTRIBUTES_LINE = f"topics/*.md merge={DRIVER}"
@@ -138,10 +138,9 @@ def _merge_meta(b: Topic | None, o: Topic, t: Topic, decay: float) -> dict[str, 
         elif key in _SETS and _is_list(ov) and _is_list(tv):
             out[key] = _union(bv, ov, tv, lambda x: str(x).strip().lower())
         elif key == "numbers" and _is_list(ov) and _is_list(tv):
-            merged = _union(bv, ov, tv, _number_key)
-            out[key] = mdfile.seq(sorted(merged, key=lambda n: str(n.get("at", "")) if isinstance(n, dict) else ""))
+            out[key] = mdfile.seq(_numbers(bv, ov, tv))
         elif key == "related" and _is_list(ov) and _is_list(tv):
-            out[key] = _related(bv, ov, tv)
+            out[key] = mdfile.seq(_related(bv, ov, tv))
         elif b is None and key in ("name", "one_liner") and ov is not _MISSING and tv is not _MISSING:
             out[key] = _earlier(o, t).meta.get(key)  # both made this topic: the first to know it names it
         else:
@@ -224,33 +223,40 @@ def _union(b: Any, o: list, t: list, key: Callable[[Any], Hashable]) -> list:
     return out
 
 
-def _number_key(n: Any) -> Hashable:
-    p = mdfile.to_plain(n)
-    if not isinstance(p, dict):
-        return ("raw", str(p))
-    return (str(p.get("key")), str(p.get("value")), str(p.get("unit") or ""), str(p.get("at") or ""))
+def _number_key(n: Any) -> tuple[str, ...]:
+    p = parse_number(n)
+    if p is None:
+        return ("raw", str(mdfile.to_plain(n)), "", "")
+    at = parse_time(p.get("at"))
+    return (str(p.get("key")), str(p.get("value")), str(p.get("unit") or ""), iso(at) if at else str(p.get("at") or ""))
+
+
+def _numbers(b: Any, o: list, t: list) -> list:
+    """Every dated value of both sides, oldest first, in the flat shape (topics.number_text)."""
+    merged = [parse_number(n) or n for n in _union(b, o, t, _number_key)]
+    merged.sort(key=lambda n: _number_key(n)[3] if isinstance(n, dict) else "")
+    return [number_text(n) if isinstance(n, dict) else n for n in merged]
 
 
 def _edge_key(e: Any) -> Hashable:
-    if isinstance(e, dict):
-        return (str(e.get("id")), str(e.get("type", "RELATES_TO")))
-    return (str(e), "RELATES_TO")
+    edge = parse_edge(e)
+    return (edge["id"], edge["type"]) if edge else ("raw", str(e))
 
 
 def _weight(e: Any) -> float:
-    w = e.get("weight") if isinstance(e, dict) else None
-    return float(w) if isinstance(w, (int, float)) and not isinstance(w, bool) else 1.0
+    edge = parse_edge(e)
+    return float(edge["weight"]) if edge else 1.0
 
 
 def _related(b: Any, o: list, t: list) -> list:
+    """Both sides' edges, each with the larger weight, in the flat shape (topics.edge_text)."""
     weights: dict[Hashable, float] = {}
     for e in [*o, *t]:
         weights[_edge_key(e)] = max(weights.get(_edge_key(e), 0.0), _weight(e))
     out = []
     for e in _union(b, o, t, _edge_key):
-        if isinstance(e, dict) and _weight(e) != weights[_edge_key(e)]:
-            e = mdfile.flow_map(**{**mdfile.to_plain(e), "weight": weights[_edge_key(e)]})
-        out.append(e)
+        edge = parse_edge(e)
+        out.append(edge_text(edge["id"], edge["type"], weights[_edge_key(e)]) if edge else e)
     return out
 
 

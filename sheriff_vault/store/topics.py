@@ -6,17 +6,18 @@ topic nobody changed is saved with no diff and a person's comments and notes sur
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sheriff_vault.errors import AmbiguousTopic, TopicFormatError, TopicNotFound, VaultError
-from sheriff_vault.store import mdfile
+from sheriff_vault.store import links, mdfile
 from sheriff_vault.store.fsutil import atomic_write, read_text_limited
 from sheriff_vault.store.items import Body, Citation, Item, format_item_date
 
@@ -24,9 +25,12 @@ SCHEMA_VERSION = 1
 MAX_TOPIC_BYTES = 2 * 1024 * 1024
 EDGE_TYPES = ("RELATES_TO", "DEPENDS_ON", "PART_OF", "NEXT", "PREV")
 FIELD_ORDER = (
-    "schema_version", "id", "name", "one_liner", "aliases", "first_seen", "last_seen", "utility",
+    "schema_version", "id", "name", "one_liner", "aliases", "tags", "first_seen", "last_seen", "utility",
     "touch_count", "evergreen", "related", "skills", "artifacts", "numbers",
 )
+# Keys whose entries once were YAML mappings, which Obsidian's Properties panel shows as invalid:
+# they are written as one-line strings now (see edge_text, number_text) and read in either shape.
+NESTED_KEYS = ("related", "numbers")
 # New topics get an id derived from their file path (uuid5 in this namespace): two machines that
 # create the same topic file on their own give it the same id, so the merge joins them as one topic.
 ID_NAMESPACE = uuid.UUID("6f1d7a52-3c8e-4b7a-9d0e-5a2b8c4e1f30")
@@ -62,6 +66,105 @@ def parse_time(value: Any) -> dt.datetime | None:
     except ValueError:
         return None
     return t.replace(tzinfo=t.tzinfo or dt.UTC).astimezone(dt.UTC)
+
+
+def edge_text(edge_id: str, edge_type: str = "RELATES_TO", weight: float = 1.0) -> str:
+    """One `related` entry as Obsidian's Properties panel accepts it (a string, not a mapping):
+    `<topic id> <TYPE> <weight>`, e.g. `6f1d7a52-... DEPENDS_ON 1.0`."""
+    return f"{edge_id} {edge_type} {float(round(weight, 3))!r}"
+
+
+def parse_edge(entry: Any) -> dict | None:
+    """A `related` entry in either shape (`{id, type, weight}` as older vaults wrote it, or
+    edge_text's string; a bare id means RELATES_TO 1.0) as {id, type, weight}; None when unusable."""
+    if isinstance(entry, dict):
+        if not entry.get("id"):
+            return None
+        return {"id": str(entry["id"]).strip(), "type": str(entry.get("type", "RELATES_TO")),
+                "weight": _number(entry.get("weight"), 1.0)}
+    if not isinstance(entry, str) or not entry.strip():
+        return None
+    parts = entry.split()
+    weight = 1.0
+    if len(parts) > 2:
+        try:
+            weight = float(parts[2])
+        except ValueError:
+            weight = 1.0
+    return {"id": parts[0], "type": parts[1] if len(parts) > 1 else "RELATES_TO", "weight": weight}
+
+
+_NUMBER_FIELDS = ("key", "value", "unit", "at", "confidence", "superseded", "source")
+
+
+def number_text(number: dict) -> str:
+    """One `numbers` entry as a string Obsidian's Properties panel accepts, keeping every value:
+    `budget = 400 USD; at 2026-02-10T09:00:00Z; confidence 0.8; superseded 2026-02-12; source User`.
+    The value is JSON (400, 2.5, "Tuesday"); keys beyond the usual ones come before `source`,
+    which is last because a speaker's name may hold anything."""
+    head = f"{number.get('key', '')} = {json.dumps(number.get('value'), ensure_ascii=False)}"
+    if number.get("unit"):
+        head += f" {number['unit']}"
+    parts = [head]
+    if number.get("at") not in (None, ""):
+        at, when = number["at"], parse_time(number["at"])
+        parts.append(f"at {iso(when) if when and isinstance(at, (dt.date, dt.datetime)) else at}")
+    if number.get("confidence") is not None:
+        parts.append(f"confidence {json.dumps(number['confidence'])}")
+    if number.get("superseded"):
+        parts.append(f"superseded {number['superseded']}")
+    for key, value in number.items():
+        if key not in _NUMBER_FIELDS and re.fullmatch(r"\w+", str(key)):
+            parts.append(f"{key} {json.dumps(mdfile.to_plain(value), ensure_ascii=False)}")
+    if number.get("source") not in (None, ""):
+        parts.append(f"source {number['source']}")
+    return "; ".join(parts)
+
+
+def parse_number(entry: Any) -> dict | None:
+    """A `numbers` entry in either shape (a mapping, as older vaults wrote it, or number_text's
+    string) as {key, value, unit, at, source, confidence[, superseded, ...]}; None when unusable."""
+    if isinstance(entry, dict):
+        out = mdfile.to_plain(entry)
+        when = parse_time(entry.get("at")) if isinstance(entry.get("at"), (dt.date, dt.datetime)) else None
+        if when is not None:  # an unquoted YAML timestamp: the text number_text writes
+            out["at"] = iso(when)
+        return out
+    if not isinstance(entry, str) or " = " not in entry:
+        return None
+    key, _, rest = entry.partition(" = ")
+    try:
+        value, end = json.JSONDecoder().raw_decode(rest)
+    except ValueError:
+        return None
+    unit, _, fields = rest[end:].partition("; ")
+    out = {"key": key, "value": value, "unit": unit.strip()}
+    parts = fields.split("; ") if fields else []
+    for n, part in enumerate(parts):
+        label, _, text = part.partition(" ")
+        if label == "source":  # last: it takes the rest of the line, "; " and all
+            out["source"] = "; ".join([text, *parts[n + 1:]])
+            break
+        if label in ("at", "superseded"):
+            out[label] = text
+            continue
+        try:  # confidence, and keys of a person's own: JSON values
+            out[label] = json.loads(text)
+        except ValueError:
+            out[label] = text
+    return out
+
+
+def clean_tag(tag: str) -> str:
+    """A tag as Obsidian writes it: no leading `#`, no spaces (they become `-`)."""
+    return re.sub(r"\s+", "-", str(tag).strip().lstrip("#").strip())
+
+
+def has_tag(tags: Iterable[str], wanted: str) -> bool:
+    """Whether `wanted` is among `tags`, case-insensitively; `project` also matches the nested
+    tag `project/alpha`, as Obsidian's tag search does."""
+    w = clean_tag(wanted).lower()
+    return bool(w) and any(t.lower() == w or t.lower().startswith(w + "/") for t in tags)
 
 
 def slugify(name: str, max_len: int = 60) -> str:
@@ -154,15 +257,17 @@ class Topic:
         return self.meta.get("evergreen") is True
 
     @property
+    def tags(self) -> list[str]:
+        raw = self.meta.get("tags") or []
+        if isinstance(raw, str):  # Obsidian accepts `tags: a, b` too
+            raw = raw.split(",")
+        return [clean_tag(t) for t in raw if clean_tag(str(t))] if isinstance(raw, list) else []
+
+    @property
     def related(self) -> list[dict]:
-        out = []
-        for edge in self.meta.get("related") or []:
-            if isinstance(edge, dict) and edge.get("id"):
-                out.append({"id": str(edge["id"]), "type": str(edge.get("type", "RELATES_TO")),
-                            "weight": _number(edge.get("weight"), 1.0)})
-            elif isinstance(edge, str):
-                out.append({"id": edge, "type": "RELATES_TO", "weight": 1.0})
-        return out
+        """The `related` edges as {id, type, weight}, whichever shape the file holds them in."""
+        raw = self.meta.get("related") or []
+        return [e for e in (parse_edge(x) for x in raw) if e] if isinstance(raw, list) else []
 
     @property
     def skills(self) -> list[str]:
@@ -174,7 +279,15 @@ class Topic:
 
     @property
     def numbers(self) -> list[dict]:
-        return [mdfile.to_plain(n) for n in self.meta.get("numbers") or [] if isinstance(n, dict)]
+        raw = self.meta.get("numbers") or []
+        return [n for n in (parse_number(x) for x in raw) if n] if isinstance(raw, list) else []
+
+    @property
+    def nested_keys(self) -> list[str]:
+        """The frontmatter keys that still hold mappings (written before the flat shape): Obsidian's
+        Properties panel shows them as invalid; `vault migrate` rewrites them."""
+        return [k for k in NESTED_KEYS
+                if isinstance(self.meta.get(k), list) and any(isinstance(x, dict) for x in self.meta[k])]
 
     @property
     def facts(self) -> list[Item]:
@@ -217,35 +330,113 @@ class Topic:
         if last is None or at > last:
             self.set("last_seen", iso(at))
 
+    def add_tag(self, tag: str) -> bool:
+        tag = clean_tag(tag)
+        if not tag or tag.lower() in {t.lower() for t in self.tags}:
+            return False
+        if not isinstance(self.meta.get("tags"), list):
+            value = mdfile.seq(self.tags)
+            if "tags" in self.meta or "aliases" not in self.meta:
+                self.meta["tags"] = value
+            else:  # a topic written before tags were: put the key in its documented place
+                self.meta.insert(list(self.meta).index("aliases") + 1, "tags", value)
+        mdfile.seq_append(self.meta["tags"], tag)
+        return True
+
+    def remove_tag(self, tag: str) -> bool:
+        low = clean_tag(tag).lower()
+        kept = [t for t in self.tags if t.lower() != low]
+        if len(kept) == len(self.tags):
+            return False
+        self.meta["tags"] = mdfile.seq(kept)
+        return True
+
+    def flatten(self) -> list[str]:
+        """Rewrite `related` and `numbers` entries that are mappings as the flat strings Obsidian's
+        Properties panel accepts, keeping every value; returns the keys it rewrote."""
+        done = self.nested_keys
+        if "related" in done:
+            self.meta["related"] = mdfile.seq([edge_text(e["id"], e["type"], e["weight"]) for e in self.related])
+        if "numbers" in done:
+            self.meta["numbers"] = mdfile.seq([number_text(n) for n in self.numbers])
+        return done
+
     def add_number(self, key: str, value: Any, unit: str, at: dt.datetime, source: str, confidence: float) -> bool:
         """Record a typed number; a newer value is appended after the older one, both dated, and the
         older one of the same key and unit is marked `superseded` with the day (the newest is current)."""
-        entry = mdfile.flow_map(key=key, value=value, unit=unit, at=iso(at), source=source,
-                                confidence=round(confidence, 2))
-        current = [n for n in self.numbers if n.get("key") == key and not n.get("superseded")]
+        entry = {"key": key, "value": value, "unit": unit, "at": iso(at), "source": source,
+                 "confidence": round(confidence, 2)}
+        numbers = self.numbers
+        current = [n for n in numbers if n.get("key") == key and not n.get("superseded")]
         if current and current[-1].get("value") == value and current[-1].get("unit") == unit:
             return False
-        if not isinstance(self.meta.get("numbers"), list):
-            self.meta["numbers"] = mdfile.seq()
-        for old in self.meta["numbers"]:
-            if isinstance(old, dict) and old.get("key") == key and old.get("unit", "") == unit \
+        for old in numbers:
+            if old.get("key") == key and old.get("unit", "") == unit \
                     and not old.get("superseded") and (parse_time(old.get("at")) or at) <= at:
                 old["superseded"] = at.astimezone(dt.UTC).strftime("%Y-%m-%d")
-        mdfile.seq_append(self.meta["numbers"], entry)
+        self._write_list("numbers", [number_text(n) for n in [*numbers, entry]])
         return True
 
     def link(self, other_id: str, edge_type: str, weight_delta: float) -> None:
         if edge_type not in EDGE_TYPES:
             raise VaultError(f"unknown edge type {edge_type!r}", hint="use one of " + ", ".join(EDGE_TYPES))
-        if not isinstance(self.meta.get("related"), list):
-            self.meta["related"] = mdfile.seq()
-        for edge in self.meta["related"]:
-            if (isinstance(edge, dict) and str(edge.get("id")) == other_id
-                    and str(edge.get("type", "RELATES_TO")) == edge_type):
-                edge["weight"] = round(_number(edge.get("weight"), 0.0) + weight_delta, 3)
-                return
-        new_edge = mdfile.flow_map(id=other_id, type=edge_type, weight=round(weight_delta, 3))
-        mdfile.seq_append(self.meta["related"], new_edge)
+        edges = self.related
+        for edge in edges:
+            if edge["id"] == other_id and edge["type"] == edge_type:
+                edge["weight"] = round(edge["weight"] + weight_delta, 3)
+                break
+        else:
+            edges.append({"id": other_id, "type": edge_type, "weight": round(weight_delta, 3)})
+        self._write_list("related", [edge_text(e["id"], e["type"], e["weight"]) for e in edges])
+
+    def unlink(self, gone: Mapping[str, str]) -> bool:
+        """Drop every edge to these topics (id -> slug: topics that are gone) and their `## Related`
+        lines; returns whether anything changed."""
+        edges = self.related
+        kept = [e for e in edges if e["id"] not in gone]
+        if len(kept) < len(edges):
+            self._write_list("related", [edge_text(e["id"], e["type"], e["weight"]) for e in kept])
+        dropped = links.drop_related(self.body, set(gone.values()))
+        return len(kept) < len(edges) or dropped
+
+    def _write_list(self, key: str, values: list[str]) -> None:
+        """Set a list of strings, changing only entries that differ, so an unchanged entry keeps
+        its bytes (and a comment after it) in the file."""
+        seq = self.meta.get(key)
+        if not isinstance(seq, list):
+            self.meta[key] = mdfile.seq(values)
+            return
+        for i, value in enumerate(values):
+            if i < len(seq):
+                if mdfile.to_plain(seq[i]) != value:
+                    seq[i] = value
+            else:
+                mdfile.seq_append(seq, value)
+        del seq[len(values):]
+
+    # -- Obsidian links ----------------------------------------------------------------------
+    def wikilinks(self) -> list[links.WikiLink]:
+        """Every `[[target]]`, `[[target|alias]]`, `[[target#heading]]` in the body (not in code)."""
+        return links.find(self.body)
+
+    def sync_related(self, names: Callable[[str], tuple[str, str] | None]) -> bool:
+        """Rewrite the body's `## Related` section from the `related` edges, as `[[slug|Name]]` lines
+        (`names` maps a topic id to its slug and name; an id it does not know gets no line). Only
+        the section's link lines change; returns whether the body changed."""
+        wanted: list[tuple[str, str]] = []
+        for edge in self.related:
+            found = names(edge["id"])
+            if found is not None and found not in wanted and found[0] != self.slug:
+                wanted.append(found)
+        ours = {slug for slug, _ in wanted}
+        for edge in self._orig_edges():
+            if (had := names(edge["id"])) is not None:
+                ours.add(had[0])
+        return links.set_related(self.body, wanted, ours)
+
+    def _orig_edges(self) -> list[dict]:
+        raw = (self._orig_plain or {}).get("related") or []
+        return [e for e in (parse_edge(x) for x in raw) if e] if isinstance(raw, list) else []
 
     def render(self) -> str:
         if self._parts is None:
@@ -272,7 +463,7 @@ class Topic:
     def to_json(self, *, with_items: bool = True) -> dict:
         out: dict[str, Any] = {
             "id": self.id, "slug": self.slug, "path": self.rel, "name": self.name, "one_liner": self.one_liner,
-            "aliases": self.aliases, "first_seen": _iso_or_none(self.first_seen),
+            "aliases": self.aliases, "tags": self.tags, "first_seen": _iso_or_none(self.first_seen),
             "last_seen": _iso_or_none(self.last_seen),
             "utility": self.utility, "touch_count": self.touch_count, "evergreen": self.evergreen,
             "related": self.related, "skills": self.skills, "artifacts": self.artifacts, "numbers": self.numbers,
@@ -313,6 +504,11 @@ class Topic:
         for key in ("aliases", "related", "skills", "artifacts", "numbers"):
             if self.meta.get(key) is not None and not isinstance(self.meta.get(key), list):
                 add(key, f"`{key}` must be a list (write [] for none)")
+        if self.meta.get("tags") is not None and not isinstance(self.meta.get("tags"), (list, str)):
+            add("tags", "`tags` must be a list of words (write [] for none)")
+        for key in self.nested_keys:
+            add(key, f"`{key}` holds mappings, which Obsidian's Properties panel shows as invalid; run "
+                     "`vault migrate` to rewrite them as one-line strings (every value is kept)")
         for edge in self.related:
             if edge["type"] not in EDGE_TYPES:
                 add("related", f"related edge type {edge['type']!r} is not one of {', '.join(EDGE_TYPES)}")
@@ -336,12 +532,14 @@ def path_id(rel: str) -> str:
 
 
 def new_topic(path: Path, name: str, *, one_liner: str = "", aliases: Iterable[str] = (), now: dt.datetime,
-              topic_id: str | None = None, evergreen: bool = False, rel: str | None = None) -> Topic:
+              topic_id: str | None = None, evergreen: bool = False, rel: str | None = None,
+              tags: Iterable[str] = ()) -> Topic:
     """A fresh topic with every frontmatter field in the documented order."""
     meta = mdfile.new_map()
     values: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "id": topic_id or str(uuid.uuid4()), "name": name.strip(),
-        "one_liner": one_liner.strip() or name.strip(), "aliases": mdfile.seq(), "first_seen": iso(now),
+        "one_liner": one_liner.strip() or name.strip(), "aliases": mdfile.seq(), "tags": mdfile.seq(),
+        "first_seen": iso(now),
         "last_seen": iso(now), "utility": 0.0, "touch_count": 0, "evergreen": evergreen,
         "related": mdfile.seq(), "skills": mdfile.seq(), "artifacts": mdfile.seq(), "numbers": mdfile.seq(),
     }
@@ -351,6 +549,8 @@ def new_topic(path: Path, name: str, *, one_liner: str = "", aliases: Iterable[s
     topic = Topic(path, meta, body, None, rel)
     for alias in aliases:
         topic.add_alias(alias)
+    for tag in tags:
+        topic.add_tag(tag)
     return topic
 
 
@@ -433,9 +633,9 @@ class TopicStore:
         return path
 
     def create(self, name: str, *, one_liner: str = "", aliases: Iterable[str] = (), now: dt.datetime,
-               evergreen: bool = False) -> Topic:
+               evergreen: bool = False, tags: Iterable[str] = ()) -> Topic:
         path = self.free_path(name)
-        return new_topic(path, name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen,
+        return new_topic(path, name, one_liner=one_liner, aliases=aliases, now=now, evergreen=evergreen, tags=tags,
                          topic_id=path_id(f"topics/{path.name}"),
                          rel=f"topics/{path.name}")
 

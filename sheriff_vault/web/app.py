@@ -23,6 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sheriff_vault.errors import CitationError, EditConflict, LockTimeout, TopicFormatError, TopicNotFound, VaultError
+from sheriff_vault.retrieval.changes import describe
 from sheriff_vault.store.catalog import TopicCatalog
 from sheriff_vault.store.vault import Vault
 from sheriff_vault.web import render, views
@@ -49,7 +50,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(HERE / "templates")), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(day=_day, ago=_ago, topic_url=render.topic_url, item_line=render.item_line,
-                       q=lambda v: quote(str(v), safe=""))
+                       q=lambda v: quote(str(v), safe=""), change=describe)
     env.globals.update(urlencode=urlencode, parse_diff=render.parse_diff)
     return env
 
