@@ -228,3 +228,55 @@ def test_the_question_goes_with_the_sentence_that_answers_it():
 ])
 def test_the_speakers_name_written_before_the_words_is_said_once(said: str, fact: str):
     assert facts(said) == [fact]
+
+
+@pytest.mark.parametrize("said,when,written", [
+    # the clause a weekday belongs to says which one: a plan ahead, a report behind
+    ("He's flying to Oslo on Friday.", "2026-03-11T10:00:00Z", "He's flying to Oslo on Friday (13 March 2026)."),
+    ("We'll repaint the shed on Friday.", "2026-03-11T10:00:00Z",
+     "We'll repaint the shed on Friday (13 March 2026)."),
+    ("We repainted the shed on Friday.", "2026-03-11T10:00:00Z", "We repainted the shed on Friday (6 March 2026)."),
+    ("I had to cancel the lesson on Monday.", "2026-03-11T10:00:00Z",
+     "I had to cancel the lesson on Monday (9 March 2026)."),
+    # a weekday that names a noun's time is not moved by a past verb elsewhere in the sentence
+    ("Dentist with Dr Brandt on Friday at 9:00, got it.", "2026-03-11T10:00:00Z",
+     "Dentist with Dr Brandt on Friday (13 March 2026) at 9:00, got it."),
+])
+def test_a_weekday_is_read_in_the_tense_of_its_own_clause(said: str, when: str, written: str):
+    assert annotate_times(said, at(when), "UTC")[0] == written
+
+
+@pytest.mark.parametrize("said,kept", [
+    # interjections, the listener's name and a lone word before a comma are lead-ins ...
+    ("Oh, Sam, the greenhouse kit arrived.", ["Sam: The greenhouse kit arrived."]),
+    ("Brilliant, the plumber can come on the 3rd.", ["Sam: The plumber can come on the 3rd (3 April 2026)."]),
+    # ... but not a name that is the subject, nor a word that starts a list or has no clause after it
+    ("Ingrid, my neighbour, lent us her trailer.", ["Sam: Ingrid, my neighbour, lent us her trailer."]),
+    ("Quiet, tidy, the new flatmate is easy to live with.",
+     ["Sam: Quiet, tidy, the new flatmate is easy to live with."]),
+])
+def test_a_lead_in_is_dropped_and_what_the_sentence_says_is_kept(said: str, kept: list[str]):
+    turns = [Turn("user", said, at("2026-03-09T10:00:00Z"), "t1", "Sam"),
+             Turn("user", "Noted.", at("2026-03-09T10:01:00Z"), "t2", "Lou")]
+    assert [u.fact for u in make_units(turns, "UTC", set()) if u.turn.id == "t1"] == kept
+
+
+@pytest.mark.parametrize("said,flag", [
+    ("We decided on the green tiles.", "decision"),
+    ("We're going with the cheaper quote.", "decision"),
+    ("The report is done, 14 pages.", "done"),
+    ("Merged the branch into main.", "done"),
+    ("I still need to check the ferry times.", "loop"),
+])
+def test_what_a_sentence_reports_is_read_from_its_verbs(said: str, flag: str):
+    assert flag in make_units([Turn("user", said, at("2026-03-09T10:00:00Z"), "t1", "Sam")], "UTC", set())[0].flags
+
+
+@pytest.mark.parametrize("said,flag", [
+    ("I can't decide on the tiles yet.", "decision"),
+    ("It'll be done by Friday, 14 pages.", "done"),
+    ("A fixed price of 300 EUR for the van.", "done"),
+])
+def test_a_verb_not_reported_as_done_flags_nothing(said: str, flag: str):
+    units = make_units([Turn("user", said, at("2026-03-09T10:00:00Z"), "t1", "Sam")], "UTC", set())
+    assert all(flag not in u.flags for u in units)

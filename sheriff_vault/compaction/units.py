@@ -14,12 +14,27 @@ import datetime as dt
 import re
 from collections.abc import Container
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from sheriff_vault import timewin
+from sheriff_vault import nlp, timewin
+from sheriff_vault.compaction.english.units import (
+    ACKNOWLEDGING,
+    COMPLETING,
+    CORRECTING,
+    DECIDING,
+    FINDING_OUT,
+    GREETINGS,
+    INTENSIFIERS,
+    SETTLED,
+    TAKING_PLACE,
+    TALK_ABOUT_THE_TALK,
+    THANKING,
+)
 from sheriff_vault.compaction.numbers import NumberHit, numbers_in
+from sheriff_vault.errors import TimePhraseError
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import (
     BACK_REFERENCE,
@@ -32,80 +47,24 @@ from sheriff_vault.text import (
     truncate,
 )
 
-_I = re.IGNORECASE
-DECISION = re.compile(r"\b(?:decided|agreed|settled on|we chose|let'?s go with|going with|we'?ll use|let'?s use|"
-                      r"the decision is|final answer|we will use|we are using)\b", _I)
-CORRECTION = re.compile(r"^(?:no[,.!]|nope\b|that'?s (?:wrong|not right|incorrect|not what)|actually,|not quite|"
-                        r"i meant\b|i said\b|wrong[,.!]|correction:)", _I)
-LOOP = re.compile(r"\b(?:todo|to-do|still need to|need to (?:decide|figure out|check|find out)|open question|"
-                  r"not sure (?:yet )?(?:whether|if|how)|haven'?t decided|undecided|remind me|follow up|tbd|"
-                  r"to be decided|we should (?:decide|figure out))\b", _I)
-DONE = re.compile(r"\b(?:all done|done now|"
-                  r"(?:it|that|this)(?:'?s| is) (?:all |now )?(?:done|sorted|booked|taken care of)|"
-                  r"(?:is|are|was|were) (?:now |all )?(?:done|booked|sorted)|finished|completed|"
-                  r"all tests pass(?:ed)?|shipped|merged|resolved|fixed it|works now)\b", _I)
-DEPENDS = re.compile(r"\b(?:depends on|dependent on|requires|blocked by|"
-                     r"needs? (?:the |a )?([\w\- ]{3,40}?) first)\b", _I)
-FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|planning|next|tomorrow|soon|upcoming|"
-                    r"can'?t wait|looking forward)\b", _I)
-PAST = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|made|took|been|ago|yesterday|last)\b", _I)
-# A date said without a year is the nearest such day ("moved to 18 March" on 9 March is nine days
-# ahead), unless the sentence tells of something that already happened then.
-PAST_EVENT = re.compile(r"\b(?:went|happened|took place|visited|celebrated|attended|was born|were born|"
-                        r"last year|years? ago)\b", _I)
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 RECENT_PAST_DAYS = 45  # a date without a year this close behind is the one just past, not next year's
-DEADLINE = re.compile(r"^(?:by|before|until|till|due)\b", _I)
-REQUEST = re.compile(r"^(?:please\b|can you\b|could you\b|let'?s\b|i want\b|i need\b|we need\b|implement\b|add\b|"
-                     r"fix\b|write\b|build\b|make\b|create\b|refactor\b|update\b|change\b)", _I)
-SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you'?re|you'?ve)\b", _I)
-LEAD_IN = re.compile(r"^(?:(?:hey|hi|hello|hiya|howdy|g'?day|kia ora|hola|bonjour|salut|ciao|hallo|moin|hej|"
-                     r"namaste|aloha|wow|whoa|woah|yay|oof|ugh|yikes|phew|yeah|yes|yep|yup|oh|ah|aw+|omg|ok|okay|sure|lol|"
-                     r"haha|cool|great|awesome|nice|so|well|totally|absolutely|exactly|"
-                     # thanks and congratulations, but not what they are for: "Congrats on the store!"
-                     # stripped of "Congrats" would read as a fact of its own ("On the store!")
-                     r"(?:thanks|thank you|congrats|congratulations)(?: (?:so|very) much| a lot| a bunch)?"
-                     r"(?![,!.]*\s+(?:(?:so|very) much |a lot |a bunch )?(?:for|on|to)\b))\b[,!.]*\s+)+", _I)
-INTENSIFIERS = re.compile(r"\b(?:really|super|totally|actually|definitely|honestly|basically|literally|truly|"
-                          r"pretty much|kind of|sort of|very|so(?= (?:\w+ful|\w+ive|\w+ous|happy|glad|proud|"
-                          r"excited|grateful|thankful|lucky|great|good|cool|fun|nice|important|special|hard|tough|"
-                          r"awesome|amazing)\b))\s+", _I)
-# Words that only acknowledge or cheer: a sentence made of them and little else is no fact.
-# Talk about the talk, not about the person's life: "this is going to be a brain dump", "I'll use you
-# to keep track of a few things", "let's start with whichever is more urgent", a bare "Week update".
-META = re.compile(r"\bbrain ?dump\b|\b(?:use|using) you (?:to|as|for)\b|\blos(?:e|ing) track\b|"
-                  r"\bhelp (?:me )?(?:keep(?:ing)?|stay(?:ing)?|get(?:ting)?) "
-                  r"(?:my \w+ |things |it all )?organi[sz]ed\b|"
-                  r"\b(?:got|have) (?:a few|a couple of|two|three|four|several|some|lots of|a lot of|many) things "
-                  r"(?:going on|on my (?:mind|plate)|to (?:sort|go through|tell you))\b|"
-                  r"^\W*(?:(?:good )?(?:morning|afternoon|evening)\W+|(?:hi|hello|hey)\W+)?"
-                  r"(?:let'?s|we can) (?:start|begin) with (?:whichever|what(?:ever)?|the (?:most|more))\b|"
-                  r"^\W*(?:\w+ )?(?:update|news|recap|catch-?up)\W*$|"
-                  # "Three things on my plate, let's go one by one", "thanks a lot for your help"
-                  r"^\W*(?:a few|a couple of|two|three|four|five|several|some) things (?:going on|on my (?:mind|plate)|"
-                  r"to (?:sort|go through|tell you))\b(?![^.!?:]{0,20}:)|\blet'?s (?:go|take them|do (?:them|it)) "
-                  r"(?:through (?:them|these|it) )?one (?:by|at a) (?:one|time)\b|"
-                  r"^\W*(?:thanks?(?: you)?\W+)?(?:(?:a lot|so much|very much) )?for (?:(?:your|the|all (?:the|your)) "
-                  r"help|keeping (?:track|notes|tabs))\b|"
-                  r"^\W*(?:and |you )?have a (?:good|great|nice|lovely) (?:weekend|day|evening|night|week)\b|"
-                  # "My granddaughter set this up for me and says you can keep notes"
-                  r"\b(?:set|setting|sets) (?:this|it|you) up for me\b|"
-                  r"\byou (?:can|could|will|'ll) (?:keep|take|make) (?:notes|track|a note|lists?)\b|"
-                  r"\bsomewhere to (?:put|keep|write down) (?:all )?(?:my|these|this|the)\b", _I)
-ACKNOWLEDGE = frozenset("""kia ora hola bonjour salut ciao hallo moin hej namaste aloha howdy hiya
-congratulations congrats alright fine noted understood updated got gotcha agreed perfect
-excellent brilliant lovely fantastic fab sweet sounds plan deal busy speak soon care luck fingers crossed ready
-time progress morning evening afternoon night hello hi hey bye goodbye cheers pic pics photo photos picture
-pictures wow aww cool awesome asking tough rough sucks bummer hang""".split())
-_MONTH_NAMES = "January February March April May June July August September October November December".split()
-_RANGE = re.compile(r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})(?:st|nd|rd|th)?"
-                    r" (?:of )?(?P<mon>" + "|".join(_MONTH_NAMES) + r")\b(?!,? \d{4})", _I)
-_FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + "|".join(_MONTH_NAMES) + r") (?P<y>(?:19|20)\d\d)\b", _I)
-_NTH = re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:" + "|".join(_MONTH_NAMES) + r")\b)", _I)
-_NOT_HEADING = frozenset("i we you he she they it that this there thanks thank congrats congratulations".split())
+_MONTH_NAMES = list(calendar.month_name)[1:]
+_MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
+_ORDINAL = r"(?:st|nd|rd|th)"
+_RANGE = re.compile(r"\b(?P<a>\d{1,2})" + _ORDINAL + r"?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})" + _ORDINAL
+                    + r"? (?:of )?(?P<mon>" + _MONTH + r")\b(?!,? \d{4})", re.IGNORECASE)
+_FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + _MONTH + r") (?P<y>\d{4})\b", re.IGNORECASE)
+_NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + _ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
+_MONTH_WORD = re.compile(r"\b" + _MONTH + r"\b", re.IGNORECASE)
+_WHEN = {"DATE", "TIME"}
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
 HEADING_WORDS = 3  # a turn's first sentence this short ("Grant update.") is a heading for the next one
+EVERYDAY = 1.0  # rarity under which an adjective is an everyday one ("good", "nice", "perfect")
 
 
 @dataclass
@@ -136,33 +95,45 @@ class Unit:
         return list(dict.fromkeys(t for t in (self.asked_turn, self.turn.id, *self.echoes) if t))
 
 
+_Piece = tuple[str, list["Token"]]  # a sentence's text and its tokens from the turn's parse
+
+
 def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
-    """One unit per informative sentence of the user and assistant turns, in order."""
+    """One unit per informative sentence of the user and assistant turns, in order. Each turn is
+    parsed once; its sentences are read from that parse."""
     units: list[Unit] = []
-    previous: Turn | None = None
+    previous: list[_Piece] = []
+    previous_turn: Turn | None = None
     humans = {t.speaker for t in turns if t.role == "user"}
     ignore = name_words(humans)
     chat = any(t.role == "assistant" for t in turns)
     said: dict[int, dt.date] = {}  # day of the month -> the last full date said with it ("the 19th")
+    spoken = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+    # each turn's text as written, parsed once: the parse other stages of the sleep share
+    docs = {id(t): doc for t, doc in zip(spoken, nlp.parse(t.content for t in spoken), strict=True)}
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content.strip():
-            previous = turn if turn.role in ("user", "assistant") else previous
+            if turn.role in ("user", "assistant"):
+                previous, previous_turn = [], turn
             continue
-        asked = _question_before(previous, turn)
-        asked_id = previous.id if asked and previous is not None else ""
+        own = own_words(turn)
+        pieces = _pieces(own, docs[id(turn)], turn.content.rfind(own))
+        asked = _question_before(previous_turn, previous, turn)
+        asked_id = previous_turn.id if asked and previous_turn is not None else ""
         other = next(iter(humans - {turn.speaker}), "") if len(humans) == 2 and turn.role == "user" else ""
-        turn_units = [Unit(turn, i, " ".join(sents), at=turn.at or timewin.utcnow(), flags=flags)
-                      for i, (sents, flags) in enumerate(_chunks(turn, ignore, chat))]
-        answer = _answering(asked, turn_units)
-        for j, unit in enumerate(turn_units):
-            _finish(unit, tz, other, asked if j == answer else None, known_names, said)
+        chunks = _chunks(turn, pieces, ignore, chat)
+        turn_units = [Unit(turn, k, " ".join(text for text, _ in chunk), at=turn.at or timewin.utcnow(), flags=flags)
+                      for k, (chunk, flags) in enumerate(chunks)]
+        answer = _answering(asked[0] if asked else None, turn_units)
+        for j, (unit, (chunk, _)) in enumerate(zip(turn_units, chunks, strict=True)):
+            _finish(unit, chunk, tz, other, asked if j == answer else None, known_names, said)
             for m in _FULL_DATE.finditer(unit.body):
                 with contextlib.suppress(ValueError):
                     said[int(m["d"])] = dt.date(int(m["y"]), _MONTH_NAMES.index(m["mon"].title()) + 1, int(m["d"]))
             if j == answer and asked and ", asked \"" in unit.fact:
                 unit.asked_turn = asked_id
         units += turn_units
-        previous = turn
+        previous, previous_turn = pieces, turn
     return units
 
 
@@ -174,60 +145,147 @@ def own_words(turn: Turn) -> str:
     return rest.lstrip() if sep and name and head.strip().lower() == name.lower() and rest.strip() else turn.content
 
 
-def _chunks(turn: Turn, ignore: set[str], chat: bool) -> list[tuple[list[str], set[str]]]:
+def _pieces(text: str, doc: Doc, offset: int = 0) -> list[_Piece]:
+    """The turn's sentences (text.sentences, which knows lower-case chat and abbreviations) with their
+    tokens from the turn's one parse (`text` starts at `offset` in the parsed text); a sentence that
+    is not in the text as written (code stripped) is parsed on its own."""
+    flat: list[str] = []
+    where: list[int] = []
+    for k, ch in enumerate(text):
+        if not ch.isspace() or (flat and flat[-1] != " "):
+            flat.append(" " if ch.isspace() else ch)
+            where.append(k)
+    joined = "".join(flat)
+    out: list[_Piece] = []
+    pos = 0
+    for sent in sentences(text):
+        k = joined.find(sent, pos)
+        span = doc.char_span(offset + where[k], offset + where[k + len(sent) - 1] + 1, alignment_mode="expand") \
+            if k >= 0 else None
+        if span is None:
+            out.append((sent, list(nlp.parse_one(sent))))
+            continue
+        pos = k + len(sent)
+        out.append((sent, list(span)))
+    return out
+
+
+def _chunks(turn: Turn, pieces: list[_Piece], ignore: set[str], chat: bool
+            ) -> list[tuple[list[_Piece], set[str]]]:
     """A turn's informative sentences, follow-ups joined to the sentence they follow and a short
     opening heading ("Grant update.") joined to the sentence it announces. In a `chat` with an
-    assistant, a message's short fragments ("Sunday is 20 km now, same pace") are one statement."""
-    chunks: list[tuple[list[str], set[str]]] = []
-    heading = ""
-    raw_sents = sentences(own_words(turn))
-    for i, raw in enumerate(raw_sents):
-        sent = _trim(raw, ignore)
-        if i == 0 and len(raw_sents) > 1 and _is_heading(sent):
-            heading = sent.rstrip(".!:")
+    assistant, a message's short fragments ("the swim is 2 km now, same pool") are one statement."""
+    chunks: list[tuple[list[_Piece], set[str]]] = []
+    heading: _Piece | None = None
+    for i, (raw, toks) in enumerate(pieces):
+        piece = _trim(toks, ignore)
+        if i == 0 and len(pieces) > 1 and _is_heading(toks, piece):
+            heading = (piece[0].rstrip(".!:"), piece[1])
             continue
-        if heading and sent:
-            sent = f"{heading}: {sent}"
-            heading = ""
-        flags = flags_of(sent, turn, i, ignore) if sent else {"skip"}
+        if heading and piece[0]:
+            piece = (f"{heading[0]}: {piece[0]}", heading[1] + piece[1])
+            heading = None
+        if not piece[0] and i == 0 and turn.role == "user" and _correcting(toks):
+            piece = (raw, toks)  # "No." alone says the last thing was wrong
+        sent = piece[0]
+        flags = flags_of(sent, turn, i, ignore, piece[1], toks) if sent else {"skip"}
         if "skip" in flags:
             continue
         last = chunks[-1] if chunks else None
-        size = sum(map(len, last[0])) + len(sent) if last else 0
+        size = sum(len(t) for t, _ in last[0]) + len(sent) if last else 0
         follow_up = bool(BACK_REFERENCE.match(sent)) and size < FOLLOW_UP_CHARS
-        # Short chat fragments of one message ("Sunday is 20 km now, same pace") are one statement.
-        fragments = chat and last is not None and len(sent) <= FRAGMENT_CHARS and len(last[0][-1]) <= FRAGMENT_CHARS \
-            and size <= 2 * FRAGMENT_CHARS
+        # Short chat fragments of one message ("the swim is 2 km now, same pool") are one statement.
+        fragments = chat and last is not None and len(sent) <= FRAGMENT_CHARS \
+            and len(last[0][-1][0]) <= FRAGMENT_CHARS and size <= 2 * FRAGMENT_CHARS
         if last is not None and (follow_up or fragments) and "loop" not in flags and "loop" not in last[1]:
-            last[0].append(sent)
+            last[0].append(piece)
             last[1].update(flags)
         else:
-            chunks.append(([sent], set(flags)))
+            chunks.append(([piece], set(flags)))
     return chunks
 
 
-def _is_heading(sent: str) -> bool:
-    """"Grant update.", "Emma's party.", not "That's tough." nor "Thanks for asking.": a heading
-    names a subject and says nothing of it: no pronoun to start with, no verb's contraction, no
-    comma, and a word beyond cheering and sympathy."""
+def _is_heading(raw: list[Token], piece: _Piece) -> bool:
+    """"Grant update.", "Emma's party.", not "That's tough." nor "Thanks for asking." nor "Good
+    progress.": a heading names a subject and says nothing of it: a few words with a noun (or a
+    name), no verb, no number, no comma, no evaluation."""
+    sent, toks = piece
     words = sent.split()
-    return 0 < len(words) <= HEADING_WORDS and not re.search(r"\d|,|['’](?:re|ve|m|ll|d)\b", sent) \
-        and re.split(r"['’]", words[0].lower())[0] not in _NOT_HEADING and sent.rstrip().endswith((".", ":")) \
-        and not sent.rstrip().endswith("?") and any(w not in ACKNOWLEDGE for w in content_words(sent))
+    return 0 < len(words) <= HEADING_WORDS and sent.rstrip().endswith((".", ":")) \
+        and not any(t.pos_ in ("VERB", "AUX", "NUM", "PRON") or t.text == "," or t.like_num for t in raw) \
+        and any(t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_) for t in toks if t.lower_ not in THANKING) \
+        and not _evaluation(toks) and bool(content_words(sent))
 
 
-def _trim(sent: str, ignore: set[str]) -> str:
+def _evaluation(toks: list[Token]) -> bool:
+    """"Good progress.", "Nice work!", "Great catch": verbless, and every noun has an everyday
+    adjective (the words people judge with are the commonest ones), unlike "Celtic fan"."""
+    things = [t for t in toks if t.pos_ in ("NOUN", "PROPN")]
+    return bool(things) and not any(t.pos_ in ("VERB", "AUX") for t in toks) and all(
+        any(c.dep_ == "amod" and rarity(c.lower_) < EVERYDAY for c in t.children) for t in things)
+
+
+def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
+    """How many tokens open the sentence without being part of what it says: interjections ("Wow,",
+    "Yeah"), a greeting, a thanks or congratulations that is not for something ("Thanks, " but not
+    "Congrats on the store!"), the listener's name, an opening intensifier ("So ...", "Totally, ..."),
+    and a lone word set off by a comma that is not a name nor a part of the clause ("Great, ...",
+    "Awesome, ..."), with the punctuation after them. A word before a colon is a heading ("So: ...")."""
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        then = toks[i + 1] if i + 1 < len(toks) else None
+        set_off = then is not None and then.text in (",", "!", ".", "…")
+        comma = then is not None and then.text == ","
+        end = i + 1
+        if t.lower_ in THANKING and not any(g.dep_ == "pobj" for c in t.children if c.dep_ == "prep"
+                                            for g in c.children):
+            act = any(c.dep_ == "prep" for c in t.children)  # "thanks for asking": for an act of the talk
+            while end < len(toks) and (act or end < i + 4) and not toks[end].is_punct and t in toks[end].ancestors:
+                end += 1  # "thanks so much", "thank you"
+        elif t.lower_ in GREETINGS and (set_off or t.dep_ == "compound"):
+            end = max(end, t.head.i - toks[0].i + 1)  # "Kia ora": one compound
+        elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
+                  or (t.pos_ == "PROPN" and t.lower_ in ignore) or (comma and _aside(t))
+                  or (i == 0 and t.lower_ in INTENSIFIERS and t.head.i > t.i and t.head.pos_ not in ("ADJ", "ADV"))):
+            break
+        if end >= len(toks) or toks[end].text == ":":
+            break
+        i = end
+        while i < len(toks) and toks[i].text in (",", "!", ".", "…"):
+            i += 1
+    return i
+
+
+def _aside(t: Token) -> bool:
+    """A lone adjective or capitalised word before a comma that takes no part in the clause after it:
+    not a named entity, no words of its own, and not the clause's only subject ("Awesome, that's
+    it" but not "Sanjay, our VP, wants it")."""
+    if t.pos_ not in ("ADJ", "PROPN") or t.ent_type_ or (t.dep_ != "ROOT" and any(not c.is_punct for c in t.children)):
+        return False
+    rest = [u for u in t.doc[t.i + 2 : t.sent.end]]
+    if not rest or rest[0].pos_ == t.pos_ or not any(u.dep_ in ("nsubj", "nsubjpass") for u in rest):
+        return False  # "Fast, clean, ...": a list; "Hyperoptic, 500 mbps": no clause after it
+    return t.dep_ not in ("nsubj", "nsubjpass", "dobj") or any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.i != t.i for c in t.head.children)
+
+
+def _trim(toks: list[Token], ignore: Container[str]) -> _Piece:
     """Drop lead-ins, the listener's name ("Wow, Mel! ", "Thanks, Caroline, ") and intensifiers
     ("really", "so" before an adjective) from a sentence: they carry feeling, not facts."""
-    out = INTENSIFIERS.sub("", LEAD_IN.sub("", sent))
-    for _ in range(2):
-        m = re.match(r"^([A-Z][a-z]+)[,!]\s+", out)
-        if m and m.group(1).lower() in ignore:
-            out = LEAD_IN.sub("", out[m.end():])
-    out = re.sub(r",\s+([A-Z][a-z]+)(?=[.!?]$)", lambda m: "" if m.group(1).lower() in ignore else m.group(0), out)
-    if re.fullmatch(r"[A-Z][a-z]+[.!?]*", out) and out.strip(".!?").lower() in ignore:
-        return ""
-    return out[:1].upper() + out[1:] if out else out
+    start = _lead_in(toks, ignore)
+    kept = toks[start:]
+    drop = {t.i for t in kept if t.lower_ in INTENSIFIERS and t.dep_ == "advmod" and t.head.pos_ in ("ADJ", "VERB")
+            and t.head.i == t.i + 1}
+    for k, t in enumerate(kept):  # ", Mel!" closing the sentence
+        if t.pos_ == "PROPN" and t.lower_ in ignore and k > 0 and kept[k - 1].text == "," \
+                and all(u.is_punct for u in kept[k + 1:]):
+            drop |= {kept[k - 1].i, t.i}
+    kept = [t for t in kept if t.i not in drop]
+    if kept and all(t.is_punct or (t.pos_ == "PROPN" and t.lower_ in ignore) for t in kept):
+        kept = []
+    out = " ".join("".join(t.text_with_ws for t in kept).split())
+    return (out[:1].upper() + out[1:] if out else out), kept
 
 
 def name_words(names: set[str]) -> set[str]:
@@ -256,94 +314,215 @@ def _terms(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)} | set(re.findall(r"\d+(?:[.,:]\d+)?", text))
 
 
-def _question_before(previous: Turn | None, turn: Turn) -> str | None:
-    if previous is None or previous.speaker == turn.speaker:
+def _question_before(previous: Turn | None, pieces: list[_Piece], turn: Turn) -> tuple[str, list[Token]] | None:
+    if previous is None or previous.speaker == turn.speaker or not pieces:
         return None
-    sents = sentences(previous.content)
-    return sents[-1] if sents and sents[-1].endswith("?") else None
+    return pieces[-1] if pieces[-1][0].endswith("?") else None
 
 
-def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = frozenset()) -> set[str]:
+def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = frozenset(),
+             toks: list[Token] | None = None, raw: list[Token] | None = None) -> set[str]:
     """What a sentence is (decision, constraint, correction, loop, done, request, number) and whether
-    to skip it: a question, or nothing a person would want remembered."""
+    to skip it: a question, or nothing a person would want remembered. `toks`: the sentence as the
+    turn's parse read it (parsed here when not given); `raw`: the same before its lead-in was trimmed."""
+    toks = list(nlp.parse_one(sent)) if toks is None else toks
+    raw = toks if raw is None else raw
+    said = "".join(t.text_with_ws for t in raw)
     flags: set[str] = set()
-    words = [w for w in content_words(sent) if w not in ignore]
-    if DECISION.search(sent):
-        flags.add("decision")
+    for t in toks:
+        done = t.tag_ in ("VBD", "VBN") and t.dep_ != "amod" and not _negated(t) and not any(
+            c.tag_ == "MD" for c in t.children)  # not "a fixed price", not "it'll be done"
+        if (t.lemma_ in DECIDING and done) or (t.lemma_ == "go" and any(  # "going with the blue one"
+                c.dep_ == "prep" and c.lower_ == "with" and any(g.ent_type_ != "PERSON" and g.pos_ != "PROPN"
+                                                             for g in c.children if g.dep_ == "pobj")
+                for c in t.children) and not any(c.dep_ in ("nsubj",) and c.pos_ == "PROPN" for c in t.children)):
+            flags.add("decision")
+        if done and (t.lemma_ in COMPLETING or t.lemma_ in SETTLED and t.tag_ == "VBN" and any(
+                c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in t.children)):
+            flags.add("done")
+        if (t.lemma_ in DECIDING or t.lemma_ in FINDING_OUT) and (
+                _negated(t) and t.tag_ == "VBN" or t.dep_ == "xcomp" and t.head.lemma_ == "need"):
+            flags.add("loop")
     if CONSTRAINT.search(sent) and turn.role == "user":
         flags.add("constraint")
-    if position == 0 and turn.role == "user" and CORRECTION.search(sent):
+    if position == 0 and turn.role == "user" and _correcting(raw):
         flags.add("correction")
-    if LOOP.search(sent):
-        flags.add("loop")
-    if DONE.search(sent):
-        flags.add("done")
     if re.search(r"\d", sent):
         flags.add("number")
-    if turn.role == "user" and REQUEST.search(sent):
+    if turn.role == "user" and _request(toks):
         flags.add("request")
     marked = flags - {"request", "number"}
     if sent.rstrip().endswith("?") and "loop" not in flags:
         flags.add("skip")
-    elif META.search(sent) and not marked and "number" not in flags:
+    elif TALK_ABOUT_THE_TALK.search(said) and not marked and "number" not in flags:
         flags.add("skip")
-    elif not (marked or informative(sent, words, ignore)):
+    elif not (marked or informative(sent, toks, ignore)):
         flags.add("skip")
     return flags
 
 
-def informative(sent: str, words: list[str], ignore: Container[str] = frozenset()) -> bool:
-    """A sentence made only of everyday words ("It's all worth it in the end") or of cheering
-    ("Congratulations!", "Good progress.") tells memory nothing; one with an uncommon word, a
-    name, a number or a time does."""
+def _negated(t: Token) -> bool:
+    return any(c.dep_ == "neg" for c in t.children)
+
+
+def _correcting(toks: list[Token]) -> bool:
+    """"No, ...", "Nope.", "Correction: ...", "Actually, ...", "I meant ...": a reply that opens by
+    setting the last thing said right."""
+    words = [t for t in toks if not t.is_space]
+    if len(words) >= 2 and words[0].lower_ in CORRECTING and words[1].is_punct:
+        return True
+    return len(words) >= 2 and words[0].lower_ == "i" and words[1].tag_ == "VBD" and words[1].lemma_ in ("say", "mean")
+
+
+def _request(toks: list[Token]) -> bool:
+    """An imperative (a sentence opening on a verb in its base form, with no subject: "Send it over",
+    "Let's ...") or a modal question to the listener ("Can you check ...?")."""
+    words = [t for t in toks if not (t.is_punct or t.pos_ == "INTJ")]
+    if words and words[0].dep_ == "ROOT" and words[0].tag_ == "VB":
+        return True
+    return bool(toks) and toks[-1].text == "?" and any(
+        t.tag_ == "MD" and any(_second_person(c) and c.dep_ == "nsubj" for c in t.head.children) for t in toks)
+
+
+def _second_person(t: Token) -> bool:
+    return t.pos_ == "PRON" and "2" in t.morph.get("Person", [])
+
+
+def informative(sent: str, toks: list[Token] | None = None, ignore: Container[str] = frozenset()) -> bool:
+    """A sentence made only of everyday words ("That is how it goes sometimes"), of cheering or
+    sympathy ("Congratulations!", "Sounds tough.": nothing beyond interjections and evaluative
+    adjectives) or of an evaluation ("Good progress.") tells memory nothing; one with a number, a
+    name, an uncommon word or three content words does. A greeting word is no content of its own
+    ("Have a good evening"); a bare participle acknowledges ("Noted.", "Updated.")."""
+    toks = list(nlp.parse_one(sent)) if toks is None else toks
     if re.search(r"\d", sent):
         return True
-    telling = [w for w in words if w not in ACKNOWLEDGE]
-    if not telling:
+    content = [t for t in toks if t.is_alpha and (not t.is_stop or t.like_num) and t.lower_ not in ignore
+               and t.lower_ not in THANKING and t.lower_ not in GREETINGS]
+    if len(content) <= 2 and all(t.pos_ in ("INTJ", "ADJ", "ADV") or any(c.dep_ == "acomp" for c in t.children)
+                                 for t in content):
         return False
-    names = [n for n in proper_names(sent) if n.lower() not in ignore and n.lower() not in ACKNOWLEDGE]
-    if re.search(r"\d", sent) or names or len(set(telling)) >= 3:
+    if len(content) <= 2 and _evaluation(toks):
+        return False
+    if not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in content) and (
+            _request(toks) or (len(content) == 1 and content[0].tag_ in ("VBN", "VBD") and content[0].lemma_
+                               not in COMPLETING and content[0].lemma_ not in SETTLED
+                               and all(c.is_punct for c in content[0].children))):
+        return False  # "Let's start with whichever is first.", "Updated.": about the talk, or an acknowledgement
+    words = [w for w in content_words(sent) if w not in ignore and w not in THANKING and w not in GREETINGS]
+    names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
+             and t.i > toks[0].i]
+    if names or len(set(words)) >= 3:
         return True
-    return any(rarity(w) >= 1.0 for w in telling)
+    return any(rarity(w) >= 1.0 for w in words)
 
 
-def _finish(unit: Unit, tz: str, other: str, asked: str | None, known_names: set[str],
+def _finish(unit: Unit, chunk: list[_Piece], tz: str, other: str, asked: _Piece | None, known_names: set[str],
             said: dict[int, dt.date] | None = None) -> None:
     turn = unit.turn
     parts = []
-    for sent in sentences(unit.text) or [unit.text]:
-        text, hint, event_day = annotate_times(sent, unit.at, tz, said)
+    for text, toks in chunk:
+        written, hint, event_day = annotate_times(text, unit.at, tz, said, toks)
         unit.time_hint = unit.time_hint or hint
         unit.event_day = unit.event_day or event_day
-        parts.append(text)
+        parts.append(written)
     sent = unit.text
+    tokens = [t for _, toks in chunk for t in toks]
     speaker = turn.speaker
-    if other and SECOND_PERSON.search(sent):
+    if other and any(_second_person(t) for t in tokens):
         speaker = f"{speaker} (to {other})"
     unit.body = " ".join(parts)
     if asked:
-        with_question = f'{speaker}, asked "{truncate(LEAD_IN.sub("", asked), 70)}"'
+        question = " ".join("".join(t.text_with_ws for t in asked[1][_lead_in(asked[1], ()):]).split()) or asked[0]
+        with_question = f'{speaker}, asked "{truncate(question, 70)}"'
         if len(with_question) + 2 + len(unit.body) <= MAX_FACT_CHARS:
             speaker = with_question
     unit.fact = truncate(f"{speaker}: {unit.body}", MAX_FACT_CHARS)
     unit.names = proper_names(sent, skip=[turn.speaker], known=known_names)
-    for m in DEPENDS.finditer(sent):
-        target = m.group(1) or sent[m.end() : m.end() + 40]
-        dep = content_words(target)[:3]
-        if dep:
-            unit.depends.append(" ".join(dep))
+    unit.depends += _depends(tokens)
     unit.numbers = numbers_in(sent, unit.turn, unit.at)
 
 
-def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date] | None = None
-                   ) -> tuple[str, dt.datetime | None, dt.datetime | None]:
+def _depends(toks: list[Token]) -> list[str]:
+    """What a sentence says must come first: the object of "depends on", "requires", "is blocked
+    by", or the task in "needs X first" (up to three of its content words)."""
+    out = []
+    for t in toks:
+        target: list[Token] = []
+        if t.lemma_ in ("depend", "require", "block"):
+            for c in t.children:
+                if c.dep_ in ("prep", "agent"):
+                    target += [g for p in c.children if p.dep_ in ("pobj", "pcomp") for g in p.subtree]
+                elif c.dep_ == "dobj":
+                    target += list(c.subtree)
+        elif t.lemma_ == "need" and any(d.lower_ == "first" for d in t.subtree):
+            target = [g for c in t.children if c.dep_ in ("dobj", "xcomp") for g in c.subtree]
+        words = content_words(" ".join(g.text for g in sorted(target, key=lambda g: g.i)))[:3]
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
+def _tense(tok: Token | None) -> str:
+    """Which side of now a bare weekday or month is on, from the clause the time phrase belongs to:
+    "future" under a modal will/shall, "going to" ("gonna") or the present progressive ("he's
+    flying to Oslo on Friday"), "past" in the past tense or the perfect, else "nearest". A time
+    phrase that modifies a noun ("the dentist on Monday, got it") has no tense of its own; a verb with
+    no tense of its own ("had to stop on Sunday") has its governing verb's."""
+    while tok is not None and tok.pos_ not in ("VERB", "AUX"):
+        head = tok.head
+        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in _WHEN):
+            return "nearest"
+        tok = head
+    while tok is not None and tok.dep_ == "xcomp" and tok.tag_ == "VB" and tok.head.i != tok.i:
+        tok = tok.head
+    if tok is None:
+        return "nearest"
+    aux = [c for c in tok.children if c.dep_ in ("aux", "auxpass")]
+    if any(a.tag_ == "MD" and a.lemma_ in ("will", "shall") for a in aux) \
+            or (tok.lemma_ == "go" and tok.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in tok.children)) \
+            or (tok.tag_ == "VBG" and any(a.tag_ in ("VBZ", "VBP") for a in aux)):
+        return "future"
+    if tok.tag_ == "VBD" or any(a.tag_ == "VBD" for a in aux) or (
+            tok.tag_ == "VBN" and any(a.lemma_ == "have" for a in aux)):
+        return "past"
+    return "nearest"
+
+
+def _at_char(sent: str, toks: list[Token]) -> dict[int, Token]:
+    """Each token by where it starts in `sent` (the sentence as trimmed and joined from them)."""
+    out: dict[int, Token] = {}
+    pos = 0
+    for t in toks:
+        k = sent.find(t.text, pos)
+        if k >= 0:
+            out[k] = t
+            pos = k + len(t.text)
+    return out
+
+
+def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date] | None = None,
+                   toks: list[Token] | None = None) -> tuple[str, dt.datetime | None, dt.datetime | None]:
     """`sent` with its times written out against `at`: a relative phrase gets its day in brackets,
     a date without a year gets the year, a deadline ("by Thursday") and "the 23rd" get their day,
     a range ("10-12 July") its year. "The 19th" is the 19 September said earlier in the talk
     (`said`) while that day is still ahead, else the next 19th. Returns the text, the first time
-    named, and the day of a past event it reports ("yesterday")."""
-    prefer = "future" if FUTURE.search(sent) else "past" if PAST.search(sent) else "nearest"
-    date_prefer = "past" if PAST_EVENT.search(sent) else "nearest"
+    named, and the day of a past event it reports ("yesterday"). `toks`: the sentence's parse."""
+    toks = list(nlp.parse_one(sent)) if toks is None else toks
+    starts = _at_char(sent, toks)
+    found = []
+    for w in timewin.find_all(sent, at, tz):
+        first = next((t for k, t in sorted(starts.items()) if w.span[0] <= k < w.span[1]), None)
+        prefer = _tense(first)
+        if prefer != "nearest":
+            with contextlib.suppress(TimePhraseError):
+                again = timewin.resolve(w.phrase, at, tz, prefer=prefer)
+                w = timewin.Window(again.start, again.end, w.phrase, w.span, again.granularity, again.relative, w.tz)
+        found.append((w, prefer))
+    behind = any(w.granularity in ("year", "range") and w.relative and w.end is not None and w.end <= at
+                 and "year" in w.phrase.lower() for w, _ in found)
+    date_prefer = "past" if behind or any(t.lemma_ in TAKING_PLACE and t.tag_ in ("VBD", "VBN") for t in toks) \
+        else "nearest"
     edits: list[tuple[int, str]] = []  # (position, text to insert there)
     hint: dt.datetime | None = None
     event_day: dt.datetime | None = None
@@ -353,17 +532,17 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if year:
             edits.append((m.end(), f" {year}"))
             taken.append(m.span())
-    for w in timewin.find_all(sent, at, tz, prefer=prefer):
+    for w, prefer in found:
         if any(a <= w.span[0] < b for a, b in taken):
             continue
         phrase = w.phrase
-        if _dated(phrase):
-            if re.search(r"\b(?:19|20)\d\d\b", phrase):
+        if _dated(w, at, tz):
+            if not w.relative:
                 continue
             w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
             if w.start is not None:
                 edits.append((_end_of(sent, phrase), f" {w.start.astimezone(ZoneInfo(tz)).year}"))
-        elif DEADLINE.match(phrase) and w.end is not None:
+        elif w.start is None and w.end is not None:  # a deadline: by, before, until
             deadline = timewin.resolve(re.sub(r"^\S+\s+", "on ", phrase), at, tz, prefer="future")
             if deadline.granularity != "day":
                 continue
@@ -377,7 +556,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
                 continue
             edits.append((_end_of(sent, phrase), f" ({label})"))
             if (w.granularity == "day" and w.start and w.end and w.end <= at + dt.timedelta(days=1)
-                    and prefer == "past"):
+                    and (prefer == "past" or w.end <= at)):  # "we met on Friday", "yesterday at the pool"
                 event_day = event_day or w.start
         if w.start is not None and hint is None:
             hint = w.start
@@ -395,10 +574,20 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     return out, hint, event_day
 
 
-def _dated(phrase: str) -> bool:
-    """A calendar date or month said by name ("27 June", "Saturday 14 February", "in November")."""
-    return bool(re.search(r"\b(?:" + "|".join(_MONTH_NAMES) + r")\b", phrase, _I)) and not re.match(
-        r"^(?:last|this|next|previous|coming|since|before|after|until|till|by|between|from)\b", phrase, _I)
+def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
+    """A calendar date or month said by name ("27 June", "Saturday 14 February", "in November"),
+    not one placed by "next", "last" or a range word: its year is the part said or left open,
+    which the two readings of a year left open ("past" and "future") tell apart."""
+    if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase):
+        return False
+    if not w.relative:
+        return True
+    try:
+        back = timewin.resolve(w.phrase, at, tz, prefer="past").start
+        ahead = timewin.resolve(w.phrase, at, tz, prefer="future").start
+    except TimePhraseError:
+        return False
+    return back != ahead
 
 
 def _end_of(sent: str, phrase: str) -> int:
