@@ -280,3 +280,25 @@ def test_what_a_sentence_reports_is_read_from_its_verbs(said: str, flag: str):
 def test_a_verb_not_reported_as_done_flags_nothing(said: str, flag: str):
     units = make_units([Turn("user", said, at("2026-03-09T10:00:00Z"), "t1", "Sam")], "UTC", set())
     assert all(flag not in u.flags for u in units)
+
+
+@pytest.mark.parametrize("said,kept", [
+    ("Let me open the settings module and look for the timeout.", False),
+    ("Now I'll run the linter over the package.", False),
+    ("I'm going to rebuild the docker image.", False),
+    ("I'm checking the failing job now.", False),
+    ("I changed the retry limit to 5 and the suite passes.", True),
+    ("The crash comes from a missing import in cli.py.", True),
+    ("I'll remind you about the invoice on Monday.", True),
+    ("Let me know when the keys arrive.", True),
+])
+def test_an_assistant_announcing_its_next_step_is_no_fact(said: str, kept: bool) -> None:
+    """Coding sessions narrate ("let me look at ..."); memory keeps what was done and found."""
+    import datetime as dt
+
+    from sheriff_vault.store.buffer import Turn
+
+    turns = [Turn("user", "The nightly build fails, can you fix it?", dt.datetime(2026, 3, 2, 9, tzinfo=dt.UTC), "t1"),
+             Turn("assistant", said, dt.datetime(2026, 3, 2, 9, 1, tzinfo=dt.UTC), "t2")]
+    facts = [u for u in make_units(turns, "UTC", set()) if u.turn.id == "t2"]
+    assert bool(facts) is kept, [u.text for u in facts]

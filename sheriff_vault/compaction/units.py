@@ -12,7 +12,7 @@ import calendar
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -354,11 +354,35 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
     marked = flags - {"request", "number"}
     if sent.rstrip().endswith("?") and "loop" not in flags:
         flags.add("skip")
+    elif turn.role == "assistant" and narrates(toks):
+        flags.add("skip")
     elif TALK_ABOUT_THE_TALK.search(said) and not marked and "number" not in flags:
         flags.add("skip")
     elif not (marked or informative(sent, toks, ignore)):
         flags.add("skip")
     return flags
+
+
+def narrates(toks: Sequence[Token]) -> bool:
+    """An assistant announcing its own next step ("Let me look at the loader.", "Now I'll run the
+    build.", "I'm going to rerun the test."): what it is about to do, not something to remember.
+    A promise to the person ("I'll remind you on Friday") and what it did ("I updated the loader")
+    stay facts."""
+    root = next((t for t in toks if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ not in ("VERB", "AUX"):
+        return False
+    kids = list(root.children)
+    doc = root.doc
+    if root.lemma_ == "let" and root.i + 2 < len(doc) and doc[root.i + 1].lower_ == "me":
+        return doc[root.i + 2].lemma_ != "know"  # "let me check ...", not "let me know"
+    speaker = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in kids)
+    if not speaker or any(c.lower_ == "you" for c in root.subtree) or any(t.ent_type_ in ("DATE", "TIME")
+                                                                       for t in toks):
+        return False
+    ahead = any(c.tag_ == "MD" and c.lower_ in ("will", "'ll", "shall") for c in kids)
+    going = root.lower_ == "going" and any(c.dep_ == "xcomp" for c in kids)
+    doing_now = root.tag_ == "VBG" and any(c.lower_ == "now" for c in root.subtree)
+    return ahead or going or doing_now
 
 
 def _negated(t: Token) -> bool:
