@@ -156,3 +156,18 @@ def test_a_phrasal_verb_of_going_on_is_a_plan_with_its_object_between():
     got = in_progress(talk(("user", "Sort the receipts by month, please."),
                            ("assistant", "January to May are sorted. I will pick it up again after lunch.")))
     assert got.status == "running" and "pick it up again" in got.resume_hint
+
+
+def test_a_sentence_that_opens_on_being_midway_is_the_speakers_work() -> None:
+    """Chat leaves out "I'm": "Halfway through the report now, intro's done, charts next." is the
+    speaker's work even where the parser hangs the idiom on another clause."""
+    import datetime as dt
+
+    from sheriff_vault.store.buffer import Turn
+
+    at = dt.datetime(2026, 5, 4, 18, 0, tzinfo=dt.UTC)
+    turns = [Turn("user", "Halfway through the quarterly report now, intro's done, charts next. Back tomorrow.", at,
+                  "t1", "Kim"),
+             Turn("assistant", "Understood, the charts are the next step.", at + dt.timedelta(seconds=30), "t2")]
+    state = in_progress(turns)
+    assert state.status in ("running", "idle") and "report" in state.resume_hint, state

@@ -175,6 +175,8 @@ def _speakers(sent: Span, at: int) -> bool:
     tok = sent.char_span(at, at + 1, alignment_mode="expand")
     if tok is None:
         return False
+    if tok[0].i == sent.start or all(not t.is_alpha or t.pos_ == "INTJ" for t in sent[: tok[0].i - sent.start]):
+        return True  # "Halfway through the report now, ...": a sentence that opens on it leaves out "I'm"
     head = tok[0]
     while head.pos_ not in ("VERB", "AUX") and head.dep_ != "ROOT":
         head = head.head
