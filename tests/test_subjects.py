@@ -265,3 +265,13 @@ def test_where_a_reply_opens(text, opening):
 
     end = _reply_end(nlp.parse_one(text))
     assert (text[:end] if end is not None else None) == opening
+
+
+def test_a_subject_belongs_to_a_named_person_never_to_a_role():
+    """Where two people talk, a subject one of them carries takes their name ("Dana's ..."); a
+    speaker the transcript does not name is "User", which names no one's subject."""
+    talk = [Turn("user", text, T0 + dt.timedelta(minutes=i), f"t{i + 1}", "" if i < 3 else "Dana")
+            for i, text in enumerate(GARDEN + DATABASE)]
+    names = [cand.name for cand in extract(talk, [], hash_vectors).candidates]
+    assert not any(n.startswith("User's") for n in names), names
+    assert any(n.startswith("Dana's") for n in names), names

@@ -173,7 +173,8 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
               opening: list[str] | None = None) -> None:
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
     title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening)
-    named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user")
+    # whose subject it is: a person named in the transcript, never a role ("User")
+    named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
     top = named.most_common(1)
     cand.owner = top[0][0] if len(humans) >= 2 and top and top[0][1] >= OWNER_SHARE * sum(named.values()) else ""
     name = title.name or truncate(texts[0], 60)
