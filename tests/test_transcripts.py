@@ -69,12 +69,12 @@ def test_a_torn_last_line_is_skipped_quietly_and_a_broken_middle_line_with_a_war
     lines = (FIXTURES / "claude_compacted.jsonl").read_text().splitlines()
     torn = tmp_path / "torn.jsonl"
     torn.write_text("\n".join(lines) + '\n{"type": "user", "mess')
-    assert len(read_file(torn)) == 8 and load_file(torn).malformed == []
+    assert len(read_file(torn)) == 9 and load_file(torn).malformed == []  # 8 said + the agent's narration
     broken = tmp_path / "broken.jsonl"
     broken.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
     with pytest.warns(TranscriptWarning, match="broken.jsonl:2: not valid JSON, line skipped"):
         read = load_file(broken)
-    assert len(read.turns) == 8 and read.malformed == [2]
+    assert len(read.turns) == 9 and read.malformed == [2]
 
 
 def test_newer_claude_files_open_with_metadata_and_unknown_records():
@@ -201,8 +201,8 @@ def test_every_fixture_sleeps_end_to_end(hash_vault, invoke, fixture):
     assert result["commit"] and result["compacted_turns"] == len(read_file(FIXTURES / fixture))
     topics = " ".join(p.read_text() for p in (hash_vault.root / "topics").rglob("*.md"))
     for summary in ("COMPACT-SUMMARY", "UNFLAGGED-SUMMARY", "being continued from a previous conversation",
-                    "Another language model", "EXPANDED-COMMAND-BODY"):
-        assert summary not in topics  # no fact is a compaction summary or a command's expanded body
+                    "Another language model", "EXPANDED-COMMAND-BODY", "Let me search"):
+        assert summary not in topics  # no fact is a compaction summary, a command's body or the agent's narration
     assert not any("image" in p.stem for p in (hash_vault.root / "topics").rglob("*.md"))  # no topic "[image]"
 
 
