@@ -68,16 +68,19 @@ def test_moving_the_vault_away_stops_its_daemon_and_recall_works_in_the_new_plac
 def test_a_folder_made_again_at_the_same_path_is_not_served_by_the_old_daemon(hash_vault, tmp_path, autostart):
     build(hash_vault)
     autostart(hash_vault.root)
-    pid = started_daemon(hash_vault)
+    started_daemon(hash_vault)
     aside = tmp_path / "aside"
     os.rename(hash_vault.root, aside)
     new = use_hash_embedder(init_vault(hash_vault.root).vault)
     started = run_vault("watch", "--vault", new.root)  # perhaps while the old daemon still runs
     assert started.returncode == 0, started.stderr
-    wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the replaced folder exits")
-    state = rpc.read_state(new)  # the old daemon, exiting, left the new folder's daemon alone
-    assert state and state["pid"] != pid and rpc.call(new, "ping")["pid"] == state["pid"]
-    assert not (aside / ".vault" / "daemon.json").exists()
+    # one daemon per user: the process may be the same one (it dropped the moved folder and opened
+    # the new one) or a new one (it had exited, serving nothing); either way the new folder is
+    # served afresh and the moved folder by no one
+    wait_for(lambda: not (aside / ".vault" / "daemon.json").exists(), timeout=15,
+             what="the moved folder is no longer served")
+    state = rpc.read_state(new)
+    assert state and rpc.call(new, "ping")["pid"] == state["pid"]
 
 
 def test_a_killed_daemon_is_replaced_by_the_next_recall(hash_vault, autostart):
