@@ -14,9 +14,12 @@ from sheriff_vault.nlp import stop_words
 # spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
 STOPWORDS = stop_words()
 # Words that carry feeling, not subject: never a topic name or alias.
-FILLER = frozenset("""
+# Chat's own function words that spaCy's table (written for edited prose) lacks: interjections and
+# the light verbs of talk. A search ignores them as it ignores stop words.
+CHAT = frozenset("""yeah yes ok okay oh hey hi know think like let got going gonna wanna tell thing things
+having""".split())
+FILLER = CHAT | frozenset("""
 wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
-yeah yes ok okay oh hey hi know think like let got gonna wanna thing things having
 definitely sure sounds sound seem seems seemed feel feeling felt lot lots bit kind sort pretty quite always never
 today yesterday tomorrow week month year time times day days way ways stuff man dude guys hello bye see look looks
 looking happy excited exciting fun awesome incredible fantastic wonderful beautiful proud hope hoping want wanted

@@ -118,10 +118,12 @@ def test_sleeping_again_keeps_hand_edits_and_one_related_section(slept: Path, tm
     root = tmp_path / "vault"
     shutil.copytree(slept, root, symlinks=True)
     shutil.rmtree(root / ".vault", ignore_errors=True)
-    rel = "topics/park-shelter.md"
+    rel = "topics/caroline-birthday-party.md"
     text = (root / rel).read_text()
     assert text.count("## Related") == 1
-    edited = text.replace("# Park shelter\n", "# Park shelter\n\nMy note: ask [[recall-path]] about it.\n", 1)
+    heading = "# Caroline's birthday party\n"
+    assert heading in text
+    edited = text.replace(heading, heading + "\nMy note: ask [[recall-path]] about it.\n", 1)
     edited = edited.rstrip("\n") + "\n- [[step-5|the fifth step]] (mine)\n"
     (root / rel).write_text(edited)
     git(root, "commit", "-qam", "my notes")

@@ -272,3 +272,11 @@ def test_topic_edit_warns_about_a_broken_file_and_keeps_it(vault, run, tmp_path:
     out = run("topic", "edit", "garden", "--vault", vault.root, env=env)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "topics/garden.md:" in out.stderr and "name: [Garden" in (vault.root / "topics" / "garden.md").read_text()
+
+
+def test_a_possessive_names_no_word_of_its_own_in_the_file_name():
+    from sheriff_vault.store.topics import slugify
+
+    assert slugify("Caroline's birthday party") == "caroline-birthday-party"
+    assert slugify("Dana’s travel desk") == "dana-travel-desk"
+    assert slugify("Windows 11 upgrade") == "windows-11-upgrade"

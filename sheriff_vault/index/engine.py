@@ -56,7 +56,7 @@ from sheriff_vault.index.vectors import VectorCache
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.locks import FileLock
 from sheriff_vault.store.topics import Topic
-from sheriff_vault.text import STOPWORDS
+from sheriff_vault.text import CHAT, STOPWORDS
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -113,7 +113,7 @@ def query_terms(text: str) -> str:
     """User text as plain lowercase content words, so Tantivy's query syntax never trips on it and
     words like "the" or "we" never outweigh the words that carry the question."""
     words = [w.lower() for w in _WORD.findall(_CLITIC.sub("", text))[:256]]
-    content = [w for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    content = [w for w in words if w not in STOPWORDS and w not in CHAT and (len(w) > 1 or w.isdigit())]
     return " ".join(content or words)
 
 

@@ -168,7 +168,9 @@ def has_tag(tags: Iterable[str], wanted: str) -> bool:
 
 
 def slugify(name: str, max_len: int = 60) -> str:
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    """A file name for a topic: "Caroline's birthday party" -> caroline-birthday-party (a
+    possessive's "s" is no word of its own)."""
+    text = unicodedata.normalize("NFKD", re.sub(r"['’]s\b", "", name)).encode("ascii", "ignore").decode()
     text = re.sub(r"[^a-zA-Z0-9]+", "-", text.lower()).strip("-")
     return text[:max_len].rstrip("-") or "topic"
 
