@@ -343,6 +343,9 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
         if (t.lemma_ in DECIDING or t.lemma_ in FINDING_OUT) and (
                 _negated(t) and t.tag_ == "VBN" or t.dep_ == "xcomp" and t.head.lemma_ == "need"):
             flags.add("loop")
+        if t.dep_ == "xcomp" and t.head.lemma_ in ("need", "have") and any(
+                c.lower_ in ("still", "yet") for c in (*t.head.children, *t.children)):
+            flags.add("loop")  # "I still need to book the shelter": work not done yet
     if CONSTRAINT.search(sent) and turn.role == "user":
         flags.add("constraint")
     if position == 0 and turn.role == "user" and _correcting(raw):
@@ -421,6 +424,9 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
     toks = list(nlp.parse_one(sent)) if toks is None else toks
     if re.search(r"\d", sent):
         return True
+    words_said = [t for t in toks if t.is_alpha]
+    if len(words_said) == 1 and sent.rstrip().endswith("!"):
+        return False  # a one-word exclamation ("Pic!", "Wow!") reacts; it states nothing
     content = [t for t in toks if t.is_alpha and (not t.is_stop or t.like_num) and t.lower_ not in ignore
                and t.lower_ not in THANKING and t.lower_ not in GREETINGS]
     if len(content) <= 2 and all(t.pos_ in ("INTJ", "ADJ", "ADV") or any(c.dep_ == "acomp" for c in t.children)
