@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, wait_for
+from markupsafe import escape
 from serve_fixtures import copy_vault, make_vault
 from starlette.testclient import TestClient
 
@@ -28,6 +29,7 @@ PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 ORIGIN = {"Origin": BASE}
 TOPIC = "caroline-birthday-party"
+PARTY = str(escape("Caroline's birthday party"))  # as a page shows the topic's name
 
 
 @pytest.fixture(scope="module")
@@ -61,17 +63,17 @@ def text_of(html: str) -> str:
 def test_topics_lists_filters_and_sorts(client: TestClient):
     page = client.get("/topics")
     assert page.status_code == 200
-    assert "Caroline birthday party" in page.text and "Orders database moves" in page.text
+    assert PARTY in page.text and "Postgres 16 move" in page.text
     assert "server-timing" in page.headers
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
     only = client.get("/topics", params={"q": "postgres"}).text
-    assert "Orders database moves" in only and "Caroline birthday party" not in only
+    assert "Postgres 16 move" in only and PARTY not in only
     by_size = text_of(client.get("/topics", params={"sort": "size"}).text)
-    assert by_size.index("Caroline birthday party") < by_size.index("Orders database moves")  # 3 facts vs 1
+    assert by_size.index("Caroline's birthday party") < by_size.index("Postgres 16 move")  # 3 facts vs 1
     stale = client.get("/topics", params={"sort": "stale", "stale": "1"}).text  # dated Feb 2026: all stale
-    assert "Caroline birthday party" in stale
-    assert "Caroline birthday party" not in client.get("/topics", params={"sort": "stale", "stale": "36500"}).text
+    assert PARTY in stale
+    assert PARTY not in client.get("/topics", params={"sort": "stale", "stale": "36500"}).text
 
 
 def test_topic_shows_dated_facts_struck_values_citations_neighbours_and_history(client: TestClient, vault: Vault):
@@ -81,7 +83,7 @@ def test_topic_shows_dated_facts_struck_values_citations_neighbours_and_history(
     assert "<time>2026-02-10</time>" in body
     assert re.search(r"<s>User: The budget for Caroline's birthday party is 400 USD\.</s>", html.unescape(body))
     assert "(superseded 2026-02-11)" in body
-    assert 'href="/topics/orders-database-moves"' in body  # the related topic, one hop
+    assert 'href="/topics/postgres-16-move"' in body  # the related topic, one hop
     cite = re.search(r'class="cite" href="([^"]+)"', body)
     assert cite and cite.group(1).startswith("/cite?ref=conversations")
     turns = client.get(cite.group(1).replace("&amp;", "&"))
@@ -126,7 +128,7 @@ def test_invalid_frontmatter_is_refused_with_its_line_and_nothing_changes(client
     assert page.status_code == 400 and 'id="fix-link"' in page.text
     fix = client.get("/topics/broken/edit")
     assert fix.status_code == 200 and "touch_count: [2" in fix.text and 'class="error"' in fix.text
-    no_id = client.post(f"/topics/{TOPIC}/edit", data={"text": before.replace("name: Caroline birthday party\n", ""),
+    no_id = client.post(f"/topics/{TOPIC}/edit", data={"text": before.replace("name: Caroline's birthday party\n", ""),
                                                         "base": before}, headers=ORIGIN)
     assert no_id.status_code == 400 and "no `name`" in no_id.text
 
@@ -151,7 +153,7 @@ def test_sleeps_timeline_detail_and_wake_packet(client: TestClient):
     detail = client.get("/sleeps/20260210T120000Z")
     assert detail.status_code == 200
     assert '"slept_at": "2026-02-10T12:00:00Z"' in html.unescape(detail.text)  # the wake packet it wrote
-    assert 'class="l add fact"' in detail.text and "Caroline birthday party" in detail.text
+    assert 'class="l add fact"' in detail.text and PARTY in detail.text
     assert client.get("/sleeps/20990101T000000Z").status_code == 400
 
 
@@ -294,7 +296,7 @@ def test_a_real_server_listens_on_loopback_and_checks_the_host(vault: Vault):
         assert server.url.startswith("http://127.0.0.1:") and "token=" in server.url
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(server.url, timeout=30) as response:
-            assert response.status == 200 and "Caroline birthday party" in response.read().decode()
+            assert response.status == 200 and PARTY in response.read().decode()
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
         conn.request("GET", f"/topics?token={server.token}", headers={"Host": f"attacker.example:{server.port}"})
         assert conn.getresponse().status == 421
@@ -314,7 +316,7 @@ def test_the_topic_list_follows_the_files(vault: Vault, monkeypatch: pytest.Monk
     from sheriff_vault.store.edits import create_topic
 
     listing = TopicCatalog(vault)
-    assert {s.slug for s in listing.summaries()} == {TOPIC, "orders-database-moves"}
+    assert {s.slug for s in listing.summaries()} == {TOPIC, "postgres-16-move"}
     create_topic(vault, "Garden shed", now=parse_instant("2026-02-14", "UTC"), facts=["The shed roof leaks."])
     shed = next(s for s in listing.summaries() if s.slug == "garden-shed")  # a new file: seen at once
     assert shed.facts == 1 and shed.name == "Garden shed"

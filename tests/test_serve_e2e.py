@@ -100,10 +100,10 @@ def test_open_topics_and_a_topic(browser, served, shots: Path):
 
     browser.get(served[1].base + "/topics")
     rows = wait(browser, "#topics").find_elements(By.CSS_SELECTOR, "a.topic-link")
-    assert {r.text for r in rows} >= {"Caroline birthday party", "Orders database moves"}
+    assert {r.text for r in rows} >= {"Caroline's birthday party", "Postgres 16 move"}
     shoot(browser, shots, "topics")
-    next(r for r in rows if r.text == "Caroline birthday party").click()
-    assert wait(browser, "#topic-name").text == "Caroline birthday party"
+    next(r for r in rows if r.text == "Caroline's birthday party").click()
+    assert wait(browser, "#topic-name").text == "Caroline's birthday party"
     struck = browser.find_elements(By.CSS_SELECTOR, "li.item.superseded s")
     assert struck and "400 USD" in struck[0].text
     assert browser.find_elements(By.CSS_SELECTOR, "#related a")
@@ -152,7 +152,7 @@ def test_edit_a_fact_and_see_the_commit_in_history(browser, served, shots: Path)
     from selenium.webdriver.common.by import By
 
     vault = served[0]
-    browser.get(served[1].base + "/topics/orders-database-moves")
+    browser.get(served[1].base + "/topics/postgres-16-move")
     wait(browser, "#edit-link").click()
     area = wait(browser, "#text")
     fact_line = r"/(\n- [^\n]*)Postgres 16/"  # the fact line, not the one-liner
@@ -162,7 +162,7 @@ def test_edit_a_fact_and_see_the_commit_in_history(browser, served, shots: Path)
     browser.find_element(By.ID, "save").click()
     assert "Saved as commit" in wait(browser, "#saved").text
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "Postgres 17, not 16"
-    fact = next(line for line in (vault.root / "topics" / "orders-database-moves.md").read_text().splitlines()
+    fact = next(line for line in (vault.root / "topics" / "postgres-16-move.md").read_text().splitlines()
                 if line.startswith("- 2026"))
     assert "Postgres 17" in fact
     first = browser.find_element(By.CSS_SELECTOR, "#history details.commit")

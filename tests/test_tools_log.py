@@ -15,7 +15,7 @@ def test_tools_prints_the_schemas_the_agent_loop_sends(hash_vault, invoke):
     assert {s["name"] for s in specs} >= {"recall", "sleep", "topic_fact", "skills_run", "repo_read_file"}
     assert all(s["type"] == "function" and s["parameters"]["type"] == "object" for s in specs)
     text = invoke("tools").stdout
-    assert "recall(query, since?, until?, budget?, as_of?, deep?)" in text
+    assert "recall(query, since?, until?, budget?, as_of?, deep?, tag?)" in text
 
 
 def test_log_shows_each_hook_run(hash_vault, invoke):

@@ -302,3 +302,17 @@ def test_an_assistant_announcing_its_next_step_is_no_fact(said: str, kept: bool)
              Turn("assistant", said, dt.datetime(2026, 3, 2, 9, 1, tzinfo=dt.UTC), "t2")]
     facts = [u for u in make_units(turns, "UTC", set()) if u.turn.id == "t2"]
     assert bool(facts) is kept, [u.text for u in facts]
+
+
+def test_a_speakers_name_as_the_subject_stays_and_as_an_address_goes() -> None:
+    """"Priya booked the van." said by Priya keeps its subject; "Thanks, Priya!" drops the address."""
+    import datetime as dt
+
+    from sheriff_vault.store.buffer import Turn
+
+    at = dt.datetime(2026, 3, 2, 9, tzinfo=dt.UTC)
+    said = make_units([Turn("user", "Priya booked the van for the move on Friday.", at, "t1", "Priya"),
+                       Turn("user", "Wow, Priya! The van holds 12 cubic metres.", at, "t2", "Jon")], "UTC", set())
+    facts = {u.turn.id: u.fact for u in said}
+    assert facts["t1"].startswith("Priya: Priya booked the van"), facts
+    assert facts["t2"].startswith("Jon: The van holds"), facts

@@ -225,6 +225,9 @@ def _evaluation(toks: list[Token]) -> bool:
         any(c.dep_ == "amod" and rarity(c.lower_) < EVERYDAY for c in t.children) for t in things)
 
 
+_CLAUSE_ROLES = ("nsubj", "nsubjpass", "compound", "poss")  # a name that does something in the sentence
+
+
 def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
     """How many tokens open the sentence without being part of what it says: interjections ("Wow,",
     "Yeah"), a greeting, a thanks or congratulations that is not for something ("Thanks, " but not
@@ -246,7 +249,8 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
         elif t.lower_ in GREETINGS and (set_off or t.dep_ == "compound"):
             end = max(end, t.head.i - toks[0].i + 1)  # "Kia ora": one compound
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
-                  or (t.pos_ == "PROPN" and t.lower_ in ignore) or (comma and _aside(t))
+                  or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
+                  or (comma and _aside(t))
                   or (i == 0 and t.lower_ in INTENSIFIERS and t.head.i > t.i and t.head.pos_ not in ("ADJ", "ADV"))):
             break
         if end >= len(toks) or toks[end].text == ":":
