@@ -38,6 +38,7 @@ LONGEST = 100_000
 _LOADED: dict[str, Language] = {}
 _PARSED: dict[str, OrderedDict[str, Doc]] = {}
 _LOCK = threading.Lock()
+_RUN = threading.Lock()
 _CURRENT: ContextVar[str] = ContextVar("sheriff_vault_nlp_pipeline", default=DEFAULT_PIPELINE)
 
 
@@ -91,8 +92,9 @@ def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
         cache = _PARSED[name]
         todo = list(dict.fromkeys(t for t in texts if t not in cache))
     short = [t for t in todo if len(t) <= LONGEST]
-    done = dict(zip(short, nlp.pipe(short, batch_size=64), strict=True)) if short else {}
-    done |= {t: _unparsed(nlp, t) for t in todo if len(t) > LONGEST}
+    with _RUN:  # one parse at a time: the daemon may sleep two vaults at once, and a pipeline is not thread-safe
+        done = dict(zip(short, nlp.pipe(short, batch_size=64), strict=True)) if short else {}
+        done |= {t: _unparsed(nlp, t) for t in todo if len(t) > LONGEST}
     with _LOCK:
         for text, doc in done.items():
             cache[text] = doc
