@@ -1,8 +1,10 @@
 """Naming a subject the way a person titles a note: "Japan trip", "Postgres 16 migration",
 "Caroline's birthday party".
 
-Candidate titles are the subject's own phrases (runs of content words, noun phrases after "a",
-"the", "my"...). Each is scored by how many of the subject's turns use it, how much rarer it is in
+Candidate titles are the subject's own phrases as the parse reads them (sheriff_vault/nlp.py): runs
+of nouns, names and the adjectives before them, never a verb, a date, a count or an amount, plus
+the title a first turn gives itself (compaction/english/title.py: "renovating the kitchen" ->
+"kitchen renovation"). Each is scored by how many of the subject's turns use it, how much rarer it is in
 the conversation's other subjects (class-based TF-IDF), and how close its meaning is to the
 subject as a whole (its embedding against the subject's centroid, as KeyBERT does). A person, a
 place or a number mentioned inside a subject is an alias or a fact of it, not its title: a lone
