@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheriff_vault import nlp
 from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.naming import name_subject, possessive
 from sheriff_vault.compaction.numbers import NumberHit
@@ -88,6 +89,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     continued = {s.existing for s in found if s.existing}
     known = [text for p in prior if p.path in continued for text in p.texts]
     units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    nlp.parse(u.body for u in units if u.turn.role == "user")  # one batch: the one-liners below read these
     candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often

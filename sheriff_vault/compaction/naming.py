@@ -13,10 +13,11 @@ assistant), a subject that is one person's gets their name: "Melanie's pottery c
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,7 +61,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         counts[key] = max(counts.get(key, 0), 1)
         first.add(key)
     intro_keys = {" ".join(stem(w.lower()) for w in form.split()) for form in intro}
-    other_bags = [set(_phrases(o, ignore)[0]) for o in others]
+    other_bags = [_phrase_keys(tuple(o), frozenset(ignore)) for o in others]
     scored: list[tuple[float, str]] = []
     n = max(1, len(texts))
     for key, said_in in counts.items():
@@ -94,7 +95,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         chosen.append(form)
         if len(chosen) == 4:
             break
-    elsewhere = {n.lower() for o in others for doc in nlp.parse(o) for n in _names(doc)}
+    elsewhere = {n for o in others for n in _name_keys(tuple(o))}
     names = Counter(n for doc in nlp.parse(texts) for n in _names(doc)
                     if not set(n.lower().split()) & ignore and n.lower() not in elsewhere)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
@@ -291,7 +292,7 @@ def nominal(gerund: str) -> str:
     return ""
 
 
-def _phrases(texts: Sequence[str], ignore: set[str]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
+def _phrases(texts: Sequence[str], ignore: Set[str]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
     """Candidate phrases (stemmed key -> number of turns using it), their spellings, and the keys
     the first turn uses."""
     counts: Counter[str] = Counter()
@@ -320,6 +321,18 @@ def _spell(gram: Sequence[Token]) -> str:
         return t is not gram[-1] and t.i + 1 < len(t.doc) and t.doc[t.i + 1].tag_ == "POS"
 
     return " ".join(t.text + t.doc[t.i + 1].text if owned(t) else t.text for t in gram)
+
+
+@functools.lru_cache(maxsize=256)
+def _phrase_keys(texts: tuple[str, ...], ignore: frozenset[str]) -> frozenset[str]:
+    """The phrase keys of another subject: every subject of a sleep is weighed against all the
+    others, so each is read once, not once per subject named."""
+    return frozenset(_phrases(texts, ignore)[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _name_keys(texts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(n.lower() for doc in nlp.parse(texts) for n in _names(doc))
 
 
 def _key(form: str) -> str:
@@ -355,7 +368,7 @@ def _version(tok: Token, run: list[Token]) -> bool:
         and run[-1].text[:1].isupper() and not (nxt is not None and nxt.tag_ == "NNS")
 
 
-def _grams(doc: Doc, ignore: set[str]) -> list[list[Token]]:
+def _grams(doc: Doc, ignore: Set[str]) -> list[list[Token]]:
     """1- to 3-word runs of title words ending on a noun, a name or a version number."""
     runs: list[list[Token]] = [[]]
     for tok in doc:
