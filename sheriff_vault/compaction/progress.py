@@ -149,12 +149,12 @@ def read(sent: Span) -> Reading:
         if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
-            if _negated(tok) and not _past_perfect(tok) or irrealis and now:
+            if nlp.negated(tok) and not _past_perfect(tok) or irrealis and now:
                 r.pending = True
-            elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or _negated(tok) or _conditional(tok)):
+            elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or nlp.negated(tok) or _conditional(tok)):
                 r.done = True
                 r.everything = r.everything or _universal(tok)
-        if tok.lemma_ in CONTINUE and _negated(tok) and "can" in _aux(tok):
+        if tok.lemma_ in CONTINUE and nlp.negated(tok) and "can" in _aux(tok):
             r.blocked = True
         if tok.lemma_ in WAIT or tok.lemma_ in NEED:
             if _to_listener(tok) and person in ("1", None):
@@ -265,16 +265,11 @@ def _reported(tok: Token) -> bool:
     for it"), an infinitive ("told me to wait"), a participle ("letters waiting for a stamp"), a
     negation or a condition."""
     finite = "Fin" in tok.morph.get("VerbForm", []) and tok.tag_ != "VB"
-    return (finite or "be" in _aux(tok)) and not _irrealis(tok) and not _negated(tok) and not _conditional(tok)
+    return (finite or "be" in _aux(tok)) and not _irrealis(tok) and not nlp.negated(tok) and not _conditional(tok)
 
 
 def _past_perfect(tok: Token) -> bool:
     return any(c.lemma_ == "have" and "Past" in c.morph.get("Tense", []) for c in tok.children if c.dep_ == "aux")
-
-
-def _negated(tok: Token) -> bool:
-    """"not sent yet", "haven't finished"."""
-    return any(c.dep_ == "neg" for c in tok.children)
 
 
 def _conditional(tok: Token) -> bool:

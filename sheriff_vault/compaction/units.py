@@ -334,7 +334,7 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
     said = "".join(t.text_with_ws for t in raw)
     flags: set[str] = set()
     for t in toks:
-        done = t.tag_ in ("VBD", "VBN") and t.dep_ != "amod" and not _negated(t) and not any(
+        done = t.tag_ in ("VBD", "VBN") and t.dep_ != "amod" and not nlp.negated(t) and not any(
             c.tag_ == "MD" for c in t.children)  # not "a fixed price", not "it'll be done"
         if (t.lemma_ in DECIDING and done) or (t.lemma_ == "go" and any(  # "going with the blue one"
                 c.dep_ == "prep" and c.lower_ == "with" and any(g.ent_type_ != "PERSON" and g.pos_ != "PROPN"
@@ -345,7 +345,7 @@ def flags_of(sent: str, turn: Turn, position: int, ignore: Container[str] = froz
                 c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in t.children)):
             flags.add("done")
         if (t.lemma_ in DECIDING or t.lemma_ in FINDING_OUT) and (
-                _negated(t) and t.tag_ == "VBN" or t.dep_ == "xcomp" and t.head.lemma_ == "need"):
+                nlp.negated(t) and t.tag_ == "VBN" or t.dep_ == "xcomp" and t.head.lemma_ == "need"):
             flags.add("loop")
         if t.dep_ == "xcomp" and t.head.lemma_ in ("need", "have") and any(
                 c.lower_ in ("still", "yet") for c in (*t.head.children, *t.children)):
@@ -390,10 +390,6 @@ def narrates(toks: Sequence[Token]) -> bool:
     going = root.lower_ == "going" and any(c.dep_ == "xcomp" for c in kids)
     doing_now = root.tag_ == "VBG" and any(c.lower_ == "now" for c in root.subtree)
     return ahead or going or doing_now
-
-
-def _negated(t: Token) -> bool:
-    return any(c.dep_ == "neg" for c in t.children)
 
 
 def _correcting(toks: list[Token]) -> bool:
