@@ -292,7 +292,7 @@ def test_a_turn_that_heads_itself_with_a_noun_phrase_names_its_subject(text: str
 @pytest.mark.parametrize("text", [
     "ugh. ok I will ask the neighbour for a ladder",  # one word before a full stop is an exclamation
     "Nicer for us anyway, ten minutes by bike instead of forty by bus. I need to check the van.",
-    "next appointment thursday 19 march, same time",  # phrases alone head no clause
+    "next fitting friday 4 june, same place",  # phrases alone head no clause
     "Quick update on Monday's thing: it moved a week.",  # general nouns and dates name no subject
     "We repotted the seedlings yesterday.",
 ])
