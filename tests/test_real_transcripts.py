@@ -1,5 +1,6 @@
 """Real, published Claude Code and Codex transcripts (tests/fixtures/transcripts/real, sources in
-SOURCES.md there) slept through the CLI as a person would: `vault init`, then `vault sleep FILE`."""
+SOURCES.md there) slept through the CLI as a person would: `vault init`, then `vault sleep FILE`;
+and record shapes real Codex files have that those two lack (image tags, the lines of mid 2025)."""
 from __future__ import annotations
 
 import json
@@ -111,3 +112,66 @@ def test_no_fact_is_the_assistants_narration_of_its_next_step(tmp_path):
     for narration in ("I'll help you create a TODO app", "Let me start by", "Now I'll execute the subtasks",
                       "I'll create a CLAUDE.md file", "I'll decompose the TODO app creation"):
         assert not any(narration in text for text in assistant), (narration, assistant)
+
+
+def codex_lines(*records: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+# The user message items Codex writes for a pasted, a dropped and a local image: its own test
+# fixtures (openai/codex codex-rs/core/tests/fixtures/rollout_copy_paste_local_image.json and
+# rollout_drag_drop_image.json) and the tag it writes with a path (codex-rs protocol models.rs).
+def image_item(opening: str, words: str) -> dict:
+    return {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": opening},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+        {"type": "input_text", "text": "</image>"}, {"type": "input_text", "text": words}]}
+
+
+def test_codex_image_tags_are_not_the_persons_words_and_the_image_keeps_its_name(tmp_path):
+    rollout = tmp_path / "rollout-images.jsonl"
+    rollout.write_text(codex_lines(
+        {"timestamp": "2025-10-02T09:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "0199a3f2-0000-7000-8000-00000000c0de", "cwd": "/home/user/app", "cli_version": "0.44.0"}},
+        *({"timestamp": f"2025-10-02T09:00:0{i}.000Z", "type": "response_item", "payload": item} for i, item in
+          enumerate([image_item("<image name=[Image #1]>", "pasted image"), image_item("<image>", "dropped image"),
+                     image_item('<image name=[Image #1] path="/home/user/shots/login-error.png">',
+                                "why does [Image #1] show a 502?")], 1))))
+    assert [t.content for t in read_file(rollout)] == [
+        "pasted image [image]", "dropped image [image]", "why does [image: login-error.png] show a 502?"]
+    root = new_vault(tmp_path)
+    sleep(root, rollout)
+    conversation = archived(root)
+    assert "[image: login-error.png]" in conversation and "<image" not in conversation
+
+
+def test_a_codex_rollout_from_before_the_wrapped_lines_sleeps(tmp_path):
+    """Codex CLI of mid 2025 wrote a bare header, `{"record_type": "state"}` markers and bare
+    response items with no time (the shape every public reader of those files handles); reading it
+    as the vault's own JSONL failed the sleep with "unknown role None"."""
+    rollout = tmp_path / "rollout-2025-08-20T13-20-47-c27a914d.jsonl"
+    rollout.write_text(codex_lines(
+        {"id": "c27a914d-5e3b-4a51-9d0c-2f1e8b7a6c54", "timestamp": "2025-08-20T13:20:47.060Z",
+         "instructions": None, "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user", "content": [
+            {"type": "input_text",
+             "text": "<environment_context>\n  <cwd>/home/user/app</cwd>\n</environment_context>"}]},
+        {"type": "message", "id": None, "role": "user", "content": [
+            {"type": "input_text", "text": "Move the upload limit to 25 MB in config/limits.toml."}]},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"},
+        {"type": "function_call", "id": "fc_1", "name": "shell",
+         "arguments": json.dumps({"command": ["bash", "-lc", "rg upload_limit"]}), "call_id": "call_1"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "config/limits.toml:3:upload_limit = 10"},
+        {"record_type": "state"},
+        {"type": "message", "id": "msg_1", "role": "assistant", "content": [
+            {"type": "output_text", "text": "The upload limit in config/limits.toml is now 25 MB."}]}))
+    turns = read_file(rollout)
+    assert [(t.role, t.content) for t in turns if t.role != "tool"] == [
+        ("user", "Move the upload limit to 25 MB in config/limits.toml."),
+        ("assistant", "The upload limit in config/limits.toml is now 25 MB.")]
+    assert all(t.at is not None and t.at.year == 2025 for t in turns)
+    root = new_vault(tmp_path)
+    result = json.loads(sleep(root, rollout, "--json").stdout)
+    assert result["compacted_turns"] == len(turns) and result["skipped_records"] == {}
+    assert "Move the upload limit to 25 MB" in archived(root) and "environment_context" not in archived(root)
