@@ -1,6 +1,6 @@
 """Real, published Claude Code and Codex transcripts (tests/fixtures/transcripts/real, sources in
 SOURCES.md there) slept through the CLI as a person would: `vault init`, then `vault sleep FILE`;
-and record shapes real Codex files have that those two lack (image tags, the lines of mid 2025)."""
+and record shapes real Codex files have that those two lack (image tags, the unwrapped lines of older versions)."""
 from __future__ import annotations
 
 import json
@@ -146,7 +146,7 @@ def test_codex_image_tags_are_not_the_persons_words_and_the_image_keeps_its_name
 
 
 def test_a_codex_rollout_from_before_the_wrapped_lines_sleeps(tmp_path):
-    """Codex CLI of mid 2025 wrote a bare header, `{"record_type": "state"}` markers and bare
+    """Older Codex CLI versions (2025) wrote a bare header, `{"record_type": "state"}` markers and bare
     response items with no time (the shape every public reader of those files handles); reading it
     as the vault's own JSONL failed the sleep with "unknown role None"."""
     rollout = tmp_path / "rollout-2025-08-20T13-20-47-c27a914d.jsonl"

@@ -13,7 +13,7 @@ or file becomes `[image: name]` inside the turn that carried it.
 Hosts add record types between versions, so a record of a type the reader does not know is
 skipped and counted (the sleep summary says how many), and a line that is not JSON is skipped
 with a warning naming it: one bad record must not cost the whole session. Codex rollouts written
-before Codex wrapped its lines (mid 2025) are read as well. Neither host documents its format; see
+before Codex wrapped its lines (2025 versions) are read as well. Neither host documents its format; see
 docs or README.
 """
 from __future__ import annotations
@@ -348,7 +348,7 @@ def _codex_user(content: Any) -> tuple[str, list[str]]:
 
 def _unwrapped(records: list[tuple[int, dict]]) -> Iterator[tuple[int, dict]]:
     """Records of a rollout Codex wrote before it wrapped each line as {timestamp, type, payload}
-    (Codex CLI of mid 2025: a bare header {id, timestamp, instructions}, `{"record_type": "state"}`
+    (Codex CLI versions of 2025: a bare header {id, timestamp, instructions}, `{"record_type": "state"}`
     markers, then bare response items with no time of their own) as the wrapped records they stand
     for; an item without a time takes the last time seen. Wrapped records pass as they are."""
     last: Any = None
