@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 FLAGS = {"--json", "--deep"}
 VALUED = {"--vault", "--now", "--k", "--since", "--until", "--budget"}
 RANGES = {"--k": (1, 200), "--budget": (100, 10_000_000)}  # as cli/recall.py declares them
-PROTOCOL = 4  # daemon/rpc.py PROTOCOL this client speaks (2 has `now_text`, 4 the buffer in `recent`)
+PROTOCOL = 5  # daemon/rpc.py PROTOCOL this client speaks (2 `now_text`, 4 the buffer in `recent`, 5 `tag`)
 MAX_QUERY_CHARS = 4000  # retrieval/reply.py: longer queries get a note from the full path
 HOOK_BUDGET, HOOK_CONTEXT_CAP = 3_000, 9_000  # agent/hooks.py PROMPT_BUDGET, CONTEXT_CAP
 AUTOSTART_ENV, ON = "SHERIFF_VAULT_AUTOSTART", ("1", "true", "yes", "on")  # daemon/lifecycle.py

@@ -147,8 +147,7 @@ def build_server(root: Path | None, missing: VaultError | None = None) -> MCPSer
         else:
             from sheriff_vault.daemon.client import recall as recall_reply
 
-            # the watch daemon does not filter by tag: a tagged recall is answered here
-            reply = recall_reply(vault, query, budget=budget, use_daemon=not tag, **kwargs)
+            reply = recall_reply(vault, query, budget=budget, **kwargs)
         warnings = "".join(f"\n(warning: {w})" for w in reply.json.get("warnings", []))
         return (reply.markdown or "Nothing in memory matches this.") + warnings
 

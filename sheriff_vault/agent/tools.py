@@ -179,7 +179,7 @@ class Toolbox:
     # -- memory (the registry's tools, as `vault mcp` serves them) ---------------------------
     def recall(self, query: str, since: str | None = None, until: str | None = None, budget: int | None = None,
                as_of: str | None = None, deep: bool = False, tag: str | None = None) -> dict:
-        tagged: dict[str, Any] = {"tag": tag} if tag else {}  # the daemon does not filter by tag
+        tagged: dict[str, Any] = {"tag": tag} if tag else {}
         if as_of:
             from sheriff_vault.retrieval.timetravel import recall_as_of
 
@@ -189,7 +189,7 @@ class Toolbox:
             from sheriff_vault.daemon.client import recall
 
             reply = recall(self.vault, query, budget=budget, since=since, until=until, deep=deep, now=self.now(),
-                           use_daemon=not tag, **tagged)
+                           **tagged)
         return {"markdown": reply.markdown or "Nothing in memory matches this.", "topics": reply.json["topics"],
                 "window": reply.json.get("window"), "warnings": reply.json.get("warnings", [])}
 

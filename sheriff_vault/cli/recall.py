@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 @click.option("--until", metavar="PHRASE", help="Only memory up to the end of this time, e.g. yesterday.")
 @click.option("--budget", type=click.IntRange(100, 10_000_000), help="Characters of Markdown to print.")
 @click.option("--tag", metavar="TAG",
-              help="Only topics with this tag (`work` also matches `work/alpha`); answered in this process.")
+              help="Only topics with this tag (`work` also matches `work/alpha`).")
 @click.option("--as-of", "as_of", metavar="WHEN",
               help="Answer from the vault as it was then: a phrase, date or commit.")
 @click.option("--explain", is_flag=True, help="Show the triggers, the time window and every score signal.")
@@ -49,8 +49,8 @@ def recall(vault: Vault, query: tuple[str, ...], tail_file: TextIO | None, k: in
     now = get_now(now_text, vault.config.timezone) if now_text else None
     kwargs = dict(tail=tail_file.read() if tail_file else "", k=k, deep=deep, since=since, until=until, now=now,
                   explain=explain)
-    if tag:  # the watch daemon does not filter by tag: this process answers
-        kwargs["tag"], no_daemon = tag, True
+    if tag:
+        kwargs["tag"] = tag
     if as_of:
         from sheriff_vault.retrieval.timetravel import recall_as_of
 

@@ -31,6 +31,9 @@ def recall(vault: Vault, query: str, *, use_daemon: bool = True, autostart: bool
         notes.append(f"the query has {len(query)} characters; recall used the first {MAX_QUERY_CHARS}")
         query = query[:MAX_QUERY_CHARS]
     now = kwargs.get("now")
+    if use_daemon and kwargs.get("tag"):  # a daemon older than the `tag` request would answer unfiltered
+        state = rpc.read_state(vault)
+        use_daemon = state is None or int(state.get("protocol", 0)) >= rpc.TAG_SINCE
     if use_daemon:
         args = {**kwargs, "query": query, "budget": budget, "now": timewin.to_iso(now) if now else None}
         found = rpc.call(vault, "recall", args)

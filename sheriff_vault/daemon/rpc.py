@@ -22,9 +22,11 @@ STATE_FILE = "daemon.json"
 PID_FILE = "daemon.pid"
 MAX_REPLY = 64 * 1024 * 1024
 # In daemon.json. 2: recall takes `now_text` (--now as typed) and `embed` exists; 3: `sleep`
-# exists; 4: `sleep` reads `final` and recall answers with the buffer's turns in `recent`. The fast
+# exists; 4: `sleep` reads `final` and recall answers with the buffer's turns in `recent`; 5: recall
+# reads `tag` (an older daemon would ignore it, so a tagged recall asks only 5 and up). The fast
 # client (sheriff_vault/__main__.py) asks only daemons of at least its own protocol.
-PROTOCOL = 4
+PROTOCOL = 5
+TAG_SINCE = 5
 
 
 def socket_path_for(vault: Vault) -> Path:

@@ -294,7 +294,8 @@ class Daemon:
                 result = recall(self.vault, args["query"], index=self.index, tail=args.get("tail", ""),
                                 k=args.get("k"), deep=bool(args.get("deep")), since=args.get("since"),
                                 until=args.get("until"), now=now, explain=bool(args.get("explain")), refresh=False,
-                                dense=hybrid, buffered=args.get("buffered", True) is not False)
+                                dense=hybrid, buffered=args.get("buffered", True) is not False,
+                                tag=args.get("tag") or None)
             if flushed:
                 result.caught_up = flushed.changed + flushed.removed
             budget = int(args.get("budget") or self.vault.config.retrieval.budget)

@@ -12,8 +12,9 @@ or file becomes `[image: name]` inside the turn that carried it.
 
 Hosts add record types between versions, so a record of a type the reader does not know is
 skipped and counted (the sleep summary says how many), and a line that is not JSON is skipped
-with a warning naming it: one bad record must not cost the whole session. Neither host documents
-its format; see docs or README.
+with a warning naming it: one bad record must not cost the whole session. Codex rollouts written
+before Codex wrapped its lines (2025 versions) are read as well. Neither host documents its format; see
+docs or README.
 """
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 PLACEHOLDER = re.compile(r"\[Image #\d+\]")
+# The texts Codex wraps around an image in a user message item: `<image>`, `<image name=[Image #1]>`
+# or `<image name=[Image #1] path="/abs/shot.png">` before it, `</image>` after (codex-rs protocol).
+CODEX_IMAGE_TAG = re.compile(r'<image(?: name=\[Image #\d+\](?: path="(?P<path>[^"]*)")?)?>|</image>')
 
 
 class TranscriptWarning(UserWarning):
@@ -85,6 +89,8 @@ def detect(text: str) -> str:
         if not isinstance(data, dict):
             continue
         kind = _type(data)
+        if data.get("record_type") == "state" or (kind in CODEX_ITEMS and "payload" not in data):
+            return "codex"  # a rollout from before Codex wrapped its lines (see _unwrapped)
         if "role" in data and "content" in data:
             return "jsonl"
         if kind in CODEX_TYPES and "payload" in data:
@@ -317,9 +323,55 @@ def parse_claude(text: str, source: str = "<stdin>") -> Transcript:
 
 
 # -- Codex: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl ---------------------------------------
+def _codex_user(content: Any) -> tuple[str, list[str]]:
+    """A Codex user message item: its words, and a mark for each image, named by the path in the
+    tag Codex put before it; the tags themselves are not the person's words."""
+    if not isinstance(content, list):
+        return _text_of(content), []
+    words: list[str] = []
+    marks: list[str] = []
+    path = ""
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if _type(part) == "input_image":
+            marks.append(_mark("image", path) if path else _attachment(part))
+            path = ""
+        elif _type(part) in ("input_text", "text"):
+            text = str(part.get("text") or "")
+            if tag := CODEX_IMAGE_TAG.fullmatch(text.strip()):
+                path = tag.group("path") or path
+            else:
+                words.append(text)
+    return "\n".join(words), marks
+
+
+def _unwrapped(records: list[tuple[int, dict]]) -> Iterator[tuple[int, dict]]:
+    """Records of a rollout Codex wrote before it wrapped each line as {timestamp, type, payload}
+    (Codex CLI versions of 2025: a bare header {id, timestamp, instructions}, `{"record_type": "state"}`
+    markers, then bare response items with no time of their own) as the wrapped records they stand
+    for; an item without a time takes the last time seen. Wrapped records pass as they are."""
+    last: Any = None
+    for n, rec in records:
+        kind = _type(rec)
+        if "payload" in rec or kind in CODEX_TYPES:
+            last = rec.get("timestamp") or last
+            yield n, rec
+        elif rec.get("record_type") == "state":
+            continue
+        elif not kind and "id" in rec and "timestamp" in rec:
+            last = rec.get("timestamp")
+            yield n, {"timestamp": last, "type": "session_meta", "payload": rec}
+        elif kind:
+            last = rec.get("timestamp") or last
+            yield n, {"timestamp": last, "type": "response_item", "payload": rec}
+        else:
+            yield n, rec
+
+
 def parse_codex(text: str, source: str = "<stdin>") -> Transcript:
     out = Transcript()
-    records = list(_records(text, source, out))
+    records = list(_unwrapped(list(_records(text, source, out))))
     session = next((str(r["payload"].get("id") or "") for _, r in records
                     if r.get("type") == "session_meta" and isinstance(r.get("payload"), dict)), "")
     prefix = "cx-" + (session.replace("-", "")[-8:] + "-" if session else "")
@@ -356,9 +408,8 @@ def parse_codex(text: str, source: str = "<stdin>") -> Transcript:
             if role == "assistant":
                 add(n, "assistant", _text_of(content), at)
             elif role == "user" and not has_events:
-                images = [_attachment(p) for p in content if isinstance(p, dict)
-                          and p.get("type") == "input_image"] if isinstance(content, list) else []
-                add(n, "user", _said(_text_of(content)), at, marks=images)
+                body, images = _codex_user(content)
+                add(n, "user", _said(body), at, marks=images)
         elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
             name = str(payload.get("name") or ("shell" if ptype == "local_shell_call" else "tool"))
             names[str(payload.get("call_id"))] = name

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from sheriff_vault.errors import CitationError, EditConflict, LockTimeout, TopicFormatError, TopicNotFound, VaultError
 from sheriff_vault.retrieval.changes import describe
 from sheriff_vault.store.catalog import TopicCatalog
+from sheriff_vault.store.links import Resolver
 from sheriff_vault.store.vault import Vault
 from sheriff_vault.web import render, views
 from sheriff_vault.web.security import Guard, allowed_hosts
@@ -160,7 +161,8 @@ class Pages:
         slug = request.path_params["slug"]
         topic = views.load_topic(self.vault, slug)
         around = views.neighbours(topic, self.catalog)
-        return self.page("topic.html", request, topic=topic, body=render.body_html(topic.body),
+        links = Resolver(self.catalog.summaries())
+        return self.page("topic.html", request, topic=topic, body=render.body_html(topic.body, links),
                          neighbours=around, graph=views.graph(topic.name, around),
                          history=views.topic_history(self.vault, topic), saved=request.query_params.get("saved"),
                          problems=topic.problems())

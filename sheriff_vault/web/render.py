@@ -17,8 +17,12 @@ from urllib.parse import quote, urlencode
 from markupsafe import Markup, escape
 
 from sheriff_vault.store.items import Body, Citation, Item, parse_item
+from sheriff_vault.store.links import Resolver, WikiLink, parse
 
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
+# A `[[target#heading|alias]]` (or an `![[embed]]`) in a text token: code spans and fenced code
+# are tokens of their own, so a link shown as code stays code, as links.find reads it.
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 
 
 def _md() -> Any:
@@ -69,9 +73,58 @@ def _href(target: str) -> str | None:
     return None
 
 
-def _rewrite(tokens: list[Any]) -> None:
+def _wikilinks(token: Any, links: Resolver) -> list[Any]:
+    """A text token with `[[wikilinks]]` as tokens: each link to the topic it resolves to (the
+    resolution Obsidian relations and `vault doctor` use: file name, then name, then alias), a link
+    that names no topic as plain text marked missing, anything not naming a note (`[[#heading]]`,
+    `![[photo.png]]`) left as it was written."""
+    from markdown_it.token import Token
+
+    out: list[Any] = []
+    text, at = token.content, 0
+
+    def plain(content: str) -> None:
+        if content:
+            out.append(Token("text", "", 0, content=content))
+
+    for m in _WIKILINK.finditer(text):
+        link = parse(m.group(2))
+        if not link.to_note:
+            continue
+        plain(text[at:m.start()])
+        at = m.end()
+        shown = _shown(link)
+        topic = links.resolve(link)
+        if topic is None:
+            out.append(Token("html_inline", "", 0, content=str(Markup(
+                '<span class="wikilink missing" title="{}">{}</span>').format(
+                f"no topic is called {link.target} (no topics/{link.stem}.md, no name or alias)", shown))))
+            continue
+        opening = Token("link_open", "a", 1)
+        opening.attrSet("href", topic_url(topic.slug))
+        opening.attrSet("class", "wikilink")
+        opening.attrSet("title", topic.name or topic.slug)
+        opening.meta["resolved"] = True  # its href is the app's already
+        out += [opening, Token("text", "", 0, content=shown), Token("link_close", "a", -1)]
+    plain(text[at:])
+    return out if at else [token]
+
+
+def _shown(link: WikiLink) -> str:
+    """What Obsidian shows for a link: its alias, else the target (and `> heading`)."""
+    if link.alias:
+        return link.alias
+    return f"{link.target} > {link.heading}" if link.heading else link.target
+
+
+def _rewrite(tokens: list[Any], links: Resolver | None = None) -> None:
     for token in tokens:
-        if token.type == "link_open":
+        if links is not None and token.children and any(c.type == "text" and "[[" in c.content
+                                                         for c in token.children):
+            token.children = [t for child in token.children
+                              for t in (_wikilinks(child, links) if child.type == "text" and "[[" in child.content
+                                        else [child])]
+        if token.type == "link_open" and not token.meta.get("resolved"):
             href = _href(str(token.attrGet("href") or ""))
             if href is None:
                 token.attrSet("href", "#")
@@ -87,22 +140,22 @@ def _rewrite(tokens: list[Any]) -> None:
             _rewrite(token.children)
 
 
-def markdown(text: str) -> Markup:
-    """A block of Markdown as safe HTML."""
+def markdown(text: str, links: Resolver | None = None) -> Markup:
+    """A block of Markdown as safe HTML; with `links`, its `[[wikilinks]]` lead to their topics."""
     engine = md()
     tokens = engine.parse(text)
-    _rewrite(tokens)
+    _rewrite(tokens, links)
     return Markup(engine.renderer.render(tokens, engine.options, {}))
 
 
-def inline(text: str) -> Markup:
+def inline(text: str, links: Resolver | None = None) -> Markup:
     engine = md()
     tokens = engine.parseInline(text)
-    _rewrite(tokens)
+    _rewrite(tokens, links)
     return Markup(engine.renderer.render(tokens, engine.options, {}))
 
 
-def item_html(item: Item) -> Markup:
+def item_html(item: Item, links: Resolver | None = None) -> Markup:
     """One fact, open loop or event: its date, its text (struck when superseded) and its citations."""
     classes = ["item", item.kind] + (["superseded"] if item.superseded else []) + (["done"] if item.done else [])
     anchor = f' id="L{item.line}"' if item.line else ""
@@ -110,7 +163,7 @@ def item_html(item: Item) -> Markup:
     if item.kind == "loop":
         parts.append(f'<span class="check">{"&#9745;" if item.done else "&#9744;"}</span> ')
     parts.append(f'<time>{escape(item.date) if item.date else "undated"}</time> ')
-    text = inline(item.text)
+    text = inline(item.text, links)
     if item.superseded:
         when = f" (superseded {escape(item.superseded)})" if item.superseded[:1].isdigit() else " (struck by hand)"
         parts.append(f'<span class="text"><s>{text}</s><span class="note">{when}</span></span>')
@@ -135,8 +188,9 @@ def item_line(raw: str) -> Markup:
     return item_html(item)
 
 
-def body_html(body: Body) -> Markup:
-    """A topic body: item lines drawn from their parsed items, everything else as Markdown."""
+def body_html(body: Body, links: Resolver | None = None) -> Markup:
+    """A topic body: item lines drawn from their parsed items, everything else as Markdown; with
+    `links` (the vault's topics), a `[[wikilink]]` leads to the topic it names."""
     items = {item.line - body.first_line: item for item in body.items()}
     out: list[str] = []
     chunk: list[str] = []
@@ -145,12 +199,12 @@ def body_html(body: Body) -> Markup:
         item = items.get(i)
         if item is not None:
             if chunk:
-                out.append(markdown("".join(chunk)))
+                out.append(markdown("".join(chunk), links))
                 chunk = []
             if not in_list:
                 out.append('<ul class="items">')
                 in_list = True
-            out.append(item_html(item))
+            out.append(item_html(item, links))
             continue
         if in_list and line.strip():
             out.append("</ul>")
@@ -159,7 +213,7 @@ def body_html(body: Body) -> Markup:
     if in_list:
         out.append("</ul>")
     if chunk:
-        out.append(markdown("".join(chunk)))
+        out.append(markdown("".join(chunk), links))
     return Markup("".join(out))
 
 
