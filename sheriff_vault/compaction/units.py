@@ -383,8 +383,11 @@ def narrates(toks: Sequence[Token]) -> bool:
     if root.lemma_ == "let" and root.i + 2 < len(doc) and doc[root.i + 1].lower_ == "me":
         return doc[root.i + 2].lemma_ != "know"  # "let me check ...", not "let me know"
     speaker = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in kids)
-    if not speaker or any(c.lower_ == "you" for c in root.subtree) or any(t.ent_type_ in ("DATE", "TIME")
-                                                                       for t in toks):
+    # the person as the one the verb is done to or for ("remind you", "send you", "send it to you") is a
+    # promise; as the subject of a clause the verb takes ("help you create ...") it is the work announced
+    to_you = any(t.lower_ == "you" and (t.head is root or t.head.head is root and t.head.pos_ == "ADP")
+                 for t in root.subtree)
+    if not speaker or to_you or any(t.ent_type_ in ("DATE", "TIME") for t in toks):
         return False
     ahead = any(c.tag_ == "MD" and c.lower_ in ("will", "'ll", "shall") for c in kids)
     going = root.lower_ == "going" and any(c.dep_ == "xcomp" for c in kids)
