@@ -50,16 +50,18 @@ class Title:
 
 def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: set[str],
                  encode: Callable[[list[str]], np.ndarray] | None = None,
-                 centroid: np.ndarray | None = None, opening: Sequence[str] | None = None) -> Title:
+                 centroid: np.ndarray | None = None, opening: Sequence[str] | None = None,
+                 said: str | None = None) -> Title:
     """A title for the subject whose turns say `texts` (one string a turn), against the other
     subjects of the conversation (`others`); words in `ignore` (speakers' names) never count.
-    `opening`: where the subject opens, when its first texts have lost it (extract._opening)."""
+    `opening`: where the subject opens, when its first texts have lost it (extract._opening);
+    `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.")."""
     counts, forms, first = _phrases(texts, ignore)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
     # what a cue makes of the opening ("kitchen renovation", "Japan trip") says more than its bare
     # noun phrases, which speak when no cue does
-    named = [title for text in (opening or texts[:1]) for title in opening_titles(text, ignore)
-             if _recurs(title, counts, len(texts))]
+    named = [title for text in (opening or [said] if said else opening or texts[:1])
+             for title in opening_titles(text, ignore) if _recurs(title, counts)]
     intro += named
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says
         key = " ".join(stem(w.lower()) for w in form.split())
@@ -89,7 +91,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     if encode is not None and centroid is not None and scored:
         scored = _by_meaning(scored[:24], encode, centroid)
     if _DEBUG:
-        print("   names:", [(round(s, 2), f) for s, f in scored[:10]])
+        print("   names:", [(round(s, 2), f) for s, f in scored[:10]], "intro", intro)
     if intro:  # a subject that names itself in its first turn ("renovating the kitchen") keeps that name
         ranked = [form for _, form in scored if form in intro]
         lead = ranked[0] if ranked else max(intro, key=_quality)
@@ -224,10 +226,10 @@ def opening_titles(text: str, ignore: set[str]) -> list[str]:
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
 
 
-def _recurs(title: str, counts: Counter[str], turns: int) -> bool:
+def _recurs(title: str, counts: Counter[str]) -> bool:
     """Whether the subject comes back to a phrase's words after naming it: a phrase said once in
     passing ("the blue of the lake") names no subject that goes on about something else."""
-    return turns < 3 or any(counts.get(_key(word), 0) >= 2 for word in title.split())
+    return any(counts.get(_key(word), 0) >= 2 for word in title.split())
 
 
 def _takes_object(doc: Doc, verb_at: int, start: int, end: int) -> bool:
