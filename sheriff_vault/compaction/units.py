@@ -289,7 +289,15 @@ def _trim(toks: list[Token], ignore: Container[str]) -> _Piece:
     if kept and all(t.is_punct or (t.pos_ == "PROPN" and t.lower_ in ignore) for t in kept):
         kept = []
     out = " ".join("".join(t.text_with_ws for t in kept).split())
-    return (out[:1].upper() + out[1:] if out else out), kept
+    return (out[:1].upper() + out[1:] if out and not _command(out) else out), kept
+
+
+def _command(text: str) -> bool:
+    """A sentence that opens on a command line ("pytest tests/test_io.py --count 5 passed", "make
+    release V=2 failed"): its first word is a program's name, typed in lower case, and it stays so."""
+    words = text.split()[:3]
+    return bool(words) and words[0].islower() and words[0].isalpha() and any(
+        w.startswith("-") or any(c in w for c in "/=_") or "." in w.strip(".") for w in words[1:])
 
 
 def name_words(names: set[str]) -> set[str]:
