@@ -72,7 +72,5 @@ def test_the_topics_keep_the_changed_file_the_command_that_worked_and_the_releas
     assert "twine is not installed" in topics[holding(topics, "2.3.0 release")]
 
 
-@pytest.mark.xfail(strict=True, reason="the fact stage dates a fact by a date given as an example ('a date like "
-                   "2024-05-01'), as if something happened that day")
 def test_a_date_given_as_an_example_dates_no_fact(topics):
     assert not any(line.startswith("2024-05-01") for facts in topics.values() for line in facts.splitlines())

@@ -559,6 +559,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             with contextlib.suppress(TimePhraseError):
                 again = timewin.resolve(w.phrase, at, tz, prefer=prefer)
                 w = timewin.Window(again.start, again.end, w.phrase, w.span, again.granularity, again.relative, w.tz)
+        if first is not None and _an_example(first):
+            continue  # "a date like 2024-05-01": a kind of value, not a time anything happens
         found.append((w, prefer))
     behind = any(w.granularity in ("year", "range") and w.relative and w.end is not None and w.end <= at
                  and "year" in w.phrase.lower() for w, _ in found)
@@ -613,6 +615,19 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if text and pos > 0 and not out[pos:].lstrip().startswith(text.strip()):
             out = out[:pos] + text + out[pos:]
     return out, hint, event_day
+
+
+def _an_example(tok: Token) -> bool:
+    """A time said as an instance of a kind: the object of "like" after a common noun ("a date like
+    2024-05-01", "a weekday like Friday"); it names no day anything happens ("something like 3
+    March" does)."""
+    head = tok
+    for _ in range(4):
+        if head.dep_ == "pobj" or head.head is head:
+            break
+        head = head.head
+    prep = head.head
+    return head.dep_ == "pobj" and prep.lower_ == "like" and prep.pos_ == "ADP" and prep.head.pos_ == "NOUN"
 
 
 def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
