@@ -33,7 +33,7 @@ appreciated appreciating grateful thankful lucky blessed proud glad honestly tot
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
-                     r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
+                     + "|".join(m for m in calendar.month_abbr if m) + r"|Sept)\.$")
 # Latin letters with their accented forms, so "Neukölln" and "Café" stay one word.
 UPPER = "A-ZÀ-ÖØ-Þ"
 LOWER = "a-zß-öø-ÿĀ-ſ"

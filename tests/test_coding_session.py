@@ -66,13 +66,11 @@ def test_the_topics_keep_file_names_the_error_its_fix_and_the_release_step(topic
     assert "pip install twine" in release and "CHANGELOG.md" in release and "2.4.0" in release
 
 
-@pytest.mark.xfail(strict=True, reason="the fact stage (compaction/, not this test's owner) drops three things a "
-                   "developer keeps: the assistant's 'I added --since to the export command in src/acme/cli.py', "
-                   "the command that proved the CI fix ('pytest tests/test_upload.py --count 50 passed all 50 "
-                   "runs', the second sentence of a kept answer) and the release's error ('failed because twine "
-                   "is not installed'); it also dates 'a date like 2024-05-01' as an event on that day")
 def test_the_topics_keep_the_changed_file_the_command_that_worked_and_the_release_error(topics):
     assert "src/acme/cli.py" in topics[holding(topics, "error: --since is in the future")]
     assert "pytest tests/test_upload.py --count 50" in topics[holding(topics, "ConnectionResetError")]
     assert "twine is not installed" in topics[holding(topics, "2.3.0 release")]
+
+
+def test_a_date_given_as_an_example_dates_no_fact(topics):
     assert not any(line.startswith("2024-05-01") for facts in topics.values() for line in facts.splitlines())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, possessive
+from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, opening_titles, possessive
 
 
 @pytest.mark.parametrize("first_turn,title", [
@@ -119,3 +119,24 @@ def test_a_word_the_subject_uses_as_a_verb_titles_nothing():
     assert name_subject(texts, other, set()).name == "Lake"
     assert [nominal(g) for g in ("discovering", "coming", "spending")] == ["", "", ""]
     assert all("discover" not in t for t in intro_titles("I am discovering my true potential.", set()))
+
+
+@pytest.mark.parametrize("first_turn,title", [
+    ("Other thing: the quarterly audit is out. Two findings on access logs.", "quarterly audit"),
+    ("Can you look at the garage budget? The door alone is 900.", "garage budget"),
+    ("Let's start on the billing service cleanup today. It is one huge file.", "billing service cleanup"),
+    ("And the big one: my brother's graduation party on 3 July.", "graduation party"),
+    ("The second thing is the allotment. We finally got a plot.", "allotment"),
+])
+def test_a_subject_opens_by_naming_it_as_subject_or_object_of_its_first_clause(first_turn: str, title: str):
+    assert title in opening_titles(first_turn, set())
+
+
+@pytest.mark.parametrize("first_turn", [
+    "it's a joke, honestly.",  # what a copula says of a pronoun judges, it names nothing
+    "Of course nobody called back.",  # a sentence-initial prepositional phrase is an adverbial
+    "Evening! Nobody called back.",  # a greeting
+    "I leave on 3 July for nine days.",  # dates and counts are facts of a subject, never its name
+])
+def test_a_judgement_an_adverbial_a_greeting_or_a_date_is_no_opening_title(first_turn: str):
+    assert opening_titles(first_turn, set()) == []

@@ -102,9 +102,6 @@ def test_a_newer_host_writing_unknown_records_and_a_torn_line_still_sleeps(tmp_p
     assert "/orchestrator create TODO app by Next.js" in archived(root)
 
 
-@pytest.mark.xfail(strict=True, reason="compaction/units.py narrates() keeps an announcement addressed to "
-                   "the person as a promise: \"I'll help you create a TODO app ... by breaking this into "
-                   "parallel subtasks\" becomes an Assistant fact (reported to the owner of the sleep stages)")
 def test_no_fact_is_the_assistants_narration_of_its_next_step(tmp_path):
     root = new_vault(tmp_path)
     sleep(root, CLAUDE)

@@ -7,9 +7,12 @@ import datetime as dt
 
 import pytest
 
+from sheriff_vault import nlp
 from sheriff_vault.compaction.extract import extract
+from sheriff_vault.compaction.subjects import heading_nouns
 from sheriff_vault.index.embed import hash_vectors
 from sheriff_vault.store.buffer import Turn
+from sheriff_vault.text import stem
 
 T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 GARDEN = ["The tomato seedlings in the greenhouse need repotting into bigger clay pots.",
@@ -260,7 +263,7 @@ def test_a_closing_names_nothing(text, closing):
     ("Second, the plumber came.", None),
 ])
 def test_where_a_reply_opens(text, opening):
-    from sheriff_vault import nlp
+
     from sheriff_vault.compaction.subjects import _reply_end
 
     end = _reply_end(nlp.parse_one(text))
@@ -275,3 +278,35 @@ def test_a_subject_belongs_to_a_named_person_never_to_a_role():
     names = [cand.name for cand in extract(talk, [], hash_vectors).candidates]
     assert not any(n.startswith("User's") for n in names), names
     assert any(n.startswith("Dana's") for n in names), names
+
+
+@pytest.mark.parametrize(("text", "nouns"), [
+    ("Coffee first, then: the greenhouse. We repot the seedlings on Saturday.", {"coffee", "greenhouse"}),
+    ("Back to the invoices for a second. The schema lock is lifted.", {"invoices", "second"}),
+    ("gutters: the plumber says they need a new bracket", {"gutters"}),
+])
+def test_a_turn_that_heads_itself_with_a_noun_phrase_names_its_subject(text: str, nouns: set[str]) -> None:
+    assert heading_nouns(nlp.parse_one(text)) == {stem(n) for n in nouns}
+
+
+@pytest.mark.parametrize("text", [
+    "ugh. ok I will ask the neighbour for a ladder",  # one word before a full stop is an exclamation
+    "Nicer for us anyway, ten minutes by bike instead of forty by bus. I need to check the van.",
+    "next fitting friday 4 june, same place",  # phrases alone head no clause
+    "Quick update on Monday's thing: it moved a week.",  # general nouns and dates name no subject
+    "We repotted the seedlings yesterday.",
+])
+def test_a_turn_that_opens_on_a_clause_or_an_exclamation_heads_nothing(text: str) -> None:
+    assert heading_nouns(nlp.parse_one(text)) == set()
+
+
+def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    talk = turns(*GARDEN, "Seedlings: all twenty are in clay pots now.",
+                 "Coffee first, then: the invoices. " + DATABASE[0], DATABASE[1])
+    trace: list[dict] = []
+    found = find_subjects(talk, hash_vectors, trace=trace)
+    cues = {entry["turn"]: entry["cues"] for entry in trace}
+    assert "heading" not in cues["t4"] and "heading" in cues["t5"]
+    assert any({"t5", "t6"} <= {t.id for t in s.turns} and "t1" not in {t.id for t in s.turns} for s in found)

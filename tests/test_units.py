@@ -290,6 +290,8 @@ def test_a_verb_not_reported_as_done_flags_nothing(said: str, flag: str):
     ("I changed the retry limit to 5 and the suite passes.", True),
     ("The crash comes from a missing import in cli.py.", True),
     ("I'll remind you about the invoice on Monday.", True),
+    ("I'll send you the draft tonight.", True),  # the person is whom it is done for: a promise
+    ("I'll help you set up the test runner by splitting the config.", False),  # the work, announced
     ("Let me know when the keys arrive.", True),
 ])
 def test_an_assistant_announcing_its_next_step_is_no_fact(said: str, kept: bool) -> None:
@@ -316,3 +318,13 @@ def test_a_speakers_name_as_the_subject_stays_and_as_an_address_goes() -> None:
     facts = {u.turn.id: u.fact for u in said}
     assert facts["t1"].startswith("Priya: Priya booked the van"), facts
     assert facts["t2"].startswith("Jon: The van holds"), facts
+
+
+@pytest.mark.parametrize(("said", "dated"), [
+    ("The form takes a date like 2024-05-01.", False),  # an instance of a kind: no day of the talk
+    ("The export skips a weekday like Sunday.", False),
+    ("We met at the pool yesterday.", True),
+])
+def test_a_date_given_as_an_example_is_no_event(said: str, dated: bool) -> None:
+    _, hint, event_day = annotate_times(said, at("2026-05-12T09:00:00Z"), "UTC")
+    assert (event_day is not None or hint is not None) is dated

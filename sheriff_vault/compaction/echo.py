@@ -57,7 +57,8 @@ def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ())
             last_user = turn
         if turn.role == "assistant" and last_user is not None:
             _fold(turn, last_user, by_turn, said, held, echoes)
-        _hear(turn.content, *said)  # an echo may repeat the question it was asked too
+        if turn.role in ("user", "assistant"):  # a tool's output is no fact: the report of it is news
+            _hear(turn.content, *said)  # an echo may repeat the question it was asked too
     kept = [u for u in units if id(u) not in echoes] + confirmed_changes(turns)
     order = {t.id: i for i, t in enumerate(turns)}
     return sorted(kept, key=lambda u: order.get(u.turn.id, -1))  # stable: a turn's units keep their order
@@ -180,7 +181,8 @@ def acknowledges(text: str) -> bool:
     that name no thing ("Noted:", "Got it,", "Okay.", "..., got it.")."""
     doc = nlp.parse_one(text.strip())
     words = [t for t in doc if not t.is_space]
-    cut = [i for i, t in enumerate(words) if t.is_punct]
+    # a mark that sets words off stands before a space or at the end: "--since", "V=2" set off nothing
+    cut = [i for i, t in enumerate(words) if t.is_punct and (t.whitespace_ or t.i == len(doc) - 1)]
     if not cut:
         return False
     heads = (words[: cut[0]], words[cut[-2] + 1 : cut[-1]] if len(cut) > 1 else [])

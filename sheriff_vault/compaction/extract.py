@@ -174,7 +174,9 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
               encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = (),
               opening: list[str] | None = None) -> None:
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
-    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening)
+    first = cand.units[0].turn if cand.units else None
+    said = first.content if first is not None and first.role == "user" else None
+    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said)
     # whose subject it is: a person named in the transcript, never a role ("User")
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
     top = named.most_common(1)

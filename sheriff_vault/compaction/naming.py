@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sheriff_vault import nlp
+from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.english import title as english
 from sheriff_vault.text import FILLER, STOPWORDS, rarity, sentences, stem, truncate
 
@@ -49,12 +50,19 @@ class Title:
 
 def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: set[str],
                  encode: Callable[[list[str]], np.ndarray] | None = None,
-                 centroid: np.ndarray | None = None, opening: Sequence[str] | None = None) -> Title:
+                 centroid: np.ndarray | None = None, opening: Sequence[str] | None = None,
+                 said: str | None = None) -> Title:
     """A title for the subject whose turns say `texts` (one string a turn), against the other
     subjects of the conversation (`others`); words in `ignore` (speakers' names) never count.
-    `opening`: where the subject opens, when its first texts have lost it (extract._opening)."""
+    `opening`: where the subject opens, when its first texts have lost it (extract._opening);
+    `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.")."""
     counts, forms, first = _phrases(texts, ignore)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
+    # what a cue makes of the opening ("kitchen renovation", "Japan trip") says more than its bare
+    # noun phrases, which speak when no cue does
+    named = [title for text in (opening or [said] if said else opening or texts[:1])
+             for title in opening_titles(text, ignore) if _recurs(title, counts)]
+    intro += named
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says
         key = " ".join(stem(w.lower()) for w in form.split())
         forms.setdefault(key, Counter())[form] += 1
@@ -83,9 +91,10 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     if encode is not None and centroid is not None and scored:
         scored = _by_meaning(scored[:24], encode, centroid)
     if _DEBUG:
-        print("   names:", [(round(s, 2), f) for s, f in scored[:10]])
+        print("   names:", [(round(s, 2), f) for s, f in scored[:10]], "intro", intro)
     if intro:  # a subject that names itself in its first turn ("renovating the kitchen") keeps that name
-        lead = max(intro, key=_quality)
+        ranked = [form for _, form in scored if form in intro]
+        lead = ranked[0] if ranked else max(intro, key=_quality)
         scored = [(float("inf"), lead)] + [s for s in scored if s[1] != lead]
     chosen: list[str] = []
     for _, form in scored:
@@ -182,6 +191,45 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 elif how == "" and (noun := nominal(m["verb"].lower())):
                     out.append(f"{' '.join(words[-2:])} {noun}")
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+
+
+# The roles in which a clause names what it is about: its subject, its object, the object of a
+# preposition on its verb, a phrase beside a name, and a noun phrase standing as a sentence of its own
+# (not what a copula says the subject is: "it's a joke" judges, it names nothing).
+CORE_ROLES = frozenset({"nsubj", "nsubjpass", "dobj", "appos", "ROOT"})
+
+
+def opening_titles(text: str, ignore: set[str]) -> list[str]:
+    """The noun phrases a subject's opening turn names in a core role of its first clauses ("the
+    quarterly audit is out", "can you look at the garage budget?", "my brother's graduation party
+    on 3 July."), in order: how a person introduces a subject, so how a title names it. A phrase
+    governed by another noun ("a cake for the party") is a detail."""
+    out: list[str] = []
+    doc = nlp.parse_one(text)
+    sents = [s for s in doc.sents if any(t.pos_ in NOMINAL or t.pos_ == "VERB" for t in s)][:2]
+    for sent in sents:
+        for chunk in sent.noun_chunks:
+            root = chunk.root
+            role = root.dep_
+            if role == "pobj":  # the object of a preposition after the verb or the sentence's head it hangs on
+                prep = root.head
+                role = "dobj" if prep.dep_ == "prep" and prep.head.i < prep.i and (
+                    prep.head.pos_ in ("VERB", "AUX") or prep.head.dep_ == "ROOT") else role
+            elif role == "attr":  # "the first is the library", not "it's a joke": a copula after a noun
+                role = "appos" if any(c.dep_ == "nsubj" and c.pos_ != "PRON" for c in root.head.children) else role
+            if role not in CORE_ROLES or root.pos_ not in NOMINAL or root.ent_type_ in COUNTED \
+                    or root.lower_ in place.GREETING:
+                continue
+            words = _object_words(doc, chunk.start_char, chunk.end_char, ignore)
+            if words:
+                out.append(" ".join(words))
+    return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+
+
+def _recurs(title: str, counts: Counter[str]) -> bool:
+    """Whether the subject comes back to a phrase's words after naming it: a phrase said once in
+    passing ("the blue of the lake") names no subject that goes on about something else."""
+    return any(counts.get(_key(word), 0) >= 2 for word in title.split())
 
 
 def _takes_object(doc: Doc, verb_at: int, start: int, end: int) -> bool:

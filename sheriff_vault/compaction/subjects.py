@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.english import place
+from sheriff_vault.compaction.english import place, title
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import content_words, stem
@@ -265,6 +265,43 @@ class Named:
         return None
 
 
+def heading_nouns(doc: Doc) -> set[str]:
+    """The nouns a turn heads itself with before it says anything: the verbless phrases it opens on
+    up to a colon or a full stop ("Coffee first, then: the gutters. They overflow ..." -> coffee,
+    gutters); none when it opens on a clause, and never a general noun ("update", "thing"), a date or
+    a greeting, which name no subject."""
+    nouns: set[str] = set()
+    piece: list[Token] = []
+    for t in doc:
+        if t.text in (":", ".", "!", "?", ";") or t.i == len(doc) - 1:
+            if not t.is_punct:
+                piece.append(t)
+            if any(w.pos_ in ("VERB", "AUX") or w.tag_ in ("WP", "WRB") for w in piece):
+                return nouns  # the clause the heading stood before
+            if not _names_a_thing(piece, t.text):
+                piece = []
+                continue
+            nouns |= {stem(w.text) for w in piece if w.pos_ in _NOUNS and w.ent_type_ not in ("DATE", "TIME")
+                      and w.lower_ not in place.GENERAL and w.lower_ not in title.GENERIC
+                      and w.lower_ not in place.COURTESY and w.lower_ not in place.GREETING}
+            piece = []
+            continue
+        piece.append(t)
+    return set()  # a turn of phrases only ("next appointment thursday, same time") heads nothing
+
+
+def _names_a_thing(piece: list[Token], mark: str) -> bool:
+    """A phrase that names a thing: a noun heads it ("the gutters", "coffee first, then"), or it goes
+    back to one ("back to Q3"); one word names one only before a colon ("gutters:", not "ugh."), and
+    a heading is short."""
+    words = [w for w in piece if not w.is_punct]
+    if not words or len(words) == 1 and mark != ":" or len(words) > HEADING_WORDS + 3:
+        return False  # a long verbless sentence is a comment ("nicer for us anyway, ten minutes by bike ...")
+    inside = {w.i for w in words}
+    root = next((w for w in words if w.head.i not in inside or w.head.i == w.i), words[0])
+    return root.pos_ in _NOUNS or bool(place.BACK_TO.match(words[0].doc[words[0].i:words[-1].i + 1].text))
+
+
 def _first_segment(doc: Doc) -> list[Token]:
     """The words before the first punctuation mark."""
     out: list[Token] = []
@@ -421,6 +458,11 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = bool(SWITCH.search(head.content))
+        heads = heading_nouns(nlp.parse_one(head.content))
+        # a heading that names nothing the current subject has talked about moves the talk
+        elsewhere = bool(heads) and current is not None and len(subjects[current].vectors) > YOUNG \
+            and not heads & set(subjects[current].bag)
+        switch = switch or elsewhere
         opens = not answers and not switch and current is not None \
             and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
         # a subject just raised keeps its short details; a long turn far from it is no detail
@@ -437,8 +479,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
-                              {"switch": switch, "opens": opens, "pause": pause, "answers": bool(answers),
-                               "detail": young}))
+                              {"switch": switch, "heading": elsewhere, "opens": opens, "pause": pause,
+                               "answers": bool(answers), "detail": young}))
         subject = subjects[chosen]
         subject.turns += group
         subject.vectors.append(vec)

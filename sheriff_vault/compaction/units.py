@@ -289,7 +289,15 @@ def _trim(toks: list[Token], ignore: Container[str]) -> _Piece:
     if kept and all(t.is_punct or (t.pos_ == "PROPN" and t.lower_ in ignore) for t in kept):
         kept = []
     out = " ".join("".join(t.text_with_ws for t in kept).split())
-    return (out[:1].upper() + out[1:] if out else out), kept
+    return (out[:1].upper() + out[1:] if out and not _command(out) else out), kept
+
+
+def _command(text: str) -> bool:
+    """A sentence that opens on a command line ("pytest tests/test_io.py --count 5 passed", "make
+    release V=2 failed"): its first word is a program's name, typed in lower case, and it stays so."""
+    words = text.split()[:3]
+    return bool(words) and words[0].islower() and words[0].isalpha() and any(
+        w.startswith("-") or any(c in w for c in "/=_") or "." in w.strip(".") for w in words[1:])
 
 
 def name_words(names: set[str]) -> set[str]:
@@ -383,8 +391,11 @@ def narrates(toks: Sequence[Token]) -> bool:
     if root.lemma_ == "let" and root.i + 2 < len(doc) and doc[root.i + 1].lower_ == "me":
         return doc[root.i + 2].lemma_ != "know"  # "let me check ...", not "let me know"
     speaker = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in kids)
-    if not speaker or any(c.lower_ == "you" for c in root.subtree) or any(t.ent_type_ in ("DATE", "TIME")
-                                                                       for t in toks):
+    # the person as the one the verb is done to or for ("remind you", "send you", "send it to you") is a
+    # promise; as the subject of a clause the verb takes ("help you create ...") it is the work announced
+    to_you = any(t.lower_ == "you" and (t.head is root or t.head.head is root and t.head.pos_ == "ADP")
+                 for t in root.subtree)
+    if not speaker or to_you or any(t.ent_type_ in ("DATE", "TIME") for t in toks):
         return False
     ahead = any(c.tag_ == "MD" and c.lower_ in ("will", "'ll", "shall") for c in kids)
     going = root.lower_ == "going" and any(c.dep_ == "xcomp" for c in kids)
@@ -548,6 +559,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             with contextlib.suppress(TimePhraseError):
                 again = timewin.resolve(w.phrase, at, tz, prefer=prefer)
                 w = timewin.Window(again.start, again.end, w.phrase, w.span, again.granularity, again.relative, w.tz)
+        if first is not None and _an_example(first):
+            continue  # "a date like 2024-05-01": a kind of value, not a time anything happens
         found.append((w, prefer))
     behind = any(w.granularity in ("year", "range") and w.relative and w.end is not None and w.end <= at
                  and "year" in w.phrase.lower() for w, _ in found)
@@ -602,6 +615,19 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if text and pos > 0 and not out[pos:].lstrip().startswith(text.strip()):
             out = out[:pos] + text + out[pos:]
     return out, hint, event_day
+
+
+def _an_example(tok: Token) -> bool:
+    """A time said as an instance of a kind: the object of "like" after a common noun ("a date like
+    2024-05-01", "a weekday like Friday"); it names no day anything happens ("something like 3
+    March" does)."""
+    head = tok
+    for _ in range(4):
+        if head.dep_ == "pobj" or head.head is head:
+            break
+        head = head.head
+    prep = head.head
+    return head.dep_ == "pobj" and prep.lower_ == "like" and prep.pos_ == "ADP" and prep.head.pos_ == "NOUN"
 
 
 def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:

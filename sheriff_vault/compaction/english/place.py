@@ -75,11 +75,13 @@ BACK_TO = Cue(
 SHIFT = Cue(
     "shift",
     r"^\W*(?:by the way|btw|oh and|quick (?:one|question)|switching|changing the (?:subject|topic)|"
-    r"moving on|on another note)\b",
+    r"moving on|on another note|speaking of)\b",
     "fixed phrases of moving the talk on, said at the start of a turn, that have no grammar of their own",
     examples=("By the way, the van is booked.", "oh and I sent the form", "Quick question about the roof",
-              "switching gears: the budget", "Moving on, the tiles arrived."),
-    counter=("We are moving on Friday.", "The way back was long.", "A quick lunch and then home."),
+              "switching gears: the budget", "Moving on, the tiles arrived.",
+              "Speaking of Jonas: he starts in May."),
+    counter=("We are moving on Friday.", "The way back was long.", "A quick lunch and then home.",
+             "She was speaking of her trip."),
 )
 
 UNLIKE = Cue(
