@@ -140,6 +140,7 @@ class Daemon:
             stats = self.index.refresh(None if full else sorted(paths))
             self._index_inode = self._index_file()
             self.generation = self.index.generation
+            self.index.trim()
         self.batches += 1
         for w in stats.warnings:
             self.log.warning(w)
@@ -176,6 +177,7 @@ class Daemon:
                 if not self.stopping.is_set():
                     self.index.snapshot().prepare()
                     self.index.warm_ann()
+                    self.index.trim()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
         # What is loaded now lives as long as the daemon: out of the collector's sight, a full

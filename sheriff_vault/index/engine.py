@@ -220,6 +220,14 @@ class Index:
         self._db, self._tindex, self._vectors, self._snapshot, self._tail = None, None, None, None, None
         self._ann = None
 
+    def trim(self) -> None:
+        """Give back the pages SQLite keeps cached for this index's connections (a few hundred KB):
+        a daemon keeps many vaults open, most of them unread for minutes. Call it holding whatever
+        keeps other threads off the index (the daemon's `work` lock)."""
+        for db in (self._db, self._vectors.db if self._vectors is not None else None):
+            if db is not None:
+                db.execute("PRAGMA shrink_memory")
+
     @property
     def db(self) -> sqlite3.Connection:
         self.open()
