@@ -152,6 +152,10 @@ def main() -> None:
         for part in ("anon", "file"):
             first = out["one_vault"]["resident_mb"][part]
             out[f"memory_ratio_{part}"] = round(out["all_open_resident_mb"][part] / first, 2) if first else None
+        if args.vaults > 1:  # what each vault opened after the first added, by part
+            out["added_per_vault_mb"] = {part: round((out["all_open_resident_mb"][part]
+                                                      - out["one_vault"]["resident_mb"][part]) / (args.vaults - 1), 2)
+                                         for part in ("total", "anon", "file")}
         p50s = list(out["all_open_p50_ms"].values())
         out["all_open_p50_of_p50s_ms"] = statistics.median(p50s)
         out["worst_p50_vs_one_vault"] = round(max(p50s) / out["one_vault"]["recall_p50_ms"], 2)
