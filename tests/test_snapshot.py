@@ -220,6 +220,12 @@ def test_a_mapped_snapshot_reads_what_a_copy_holds_and_keeps_it_when_the_cache_c
         assert np.array_equal(snap.vectors_at([5, 0, 29]), held.vectors_at([5, 0, 29]))
         assert np.array_equal(snap.scores(q), held.matrix @ q)
     assert np.array_equal(mapped.all_vectors(), held.matrix)
+    # 30 of its 70 rows used: the rows used are read a block at a time; all of them: one product.
+    assert len(cache.mapped()) == 70 and np.array_equal(mapped.scores(q, block=7), held.matrix @ q)
+    every = np.arange(70)
+    whole = Snapshot(1, {}, {}, [], [f"r{i}" for i in every], np.zeros((0, DIM), np.float32), {}, None,
+                     cache_rows=every, mapped=cache.mapped())
+    assert np.array_equal(whole.scores(q), cache.matrix(every) @ q)
     cache.ensure([("more", "text 99")], lambda batch: np.stack([vec(99)]))
     VectorCache(tmp_path, "another model", DIM).close()  # resets the cache: the file is removed
     assert not cache.data_path.exists()

@@ -93,11 +93,11 @@ class Snapshot:
 
     def scores(self, qvec: np.ndarray, block: int = 16384) -> np.ndarray:
         """Cosine of `qvec` with every row (dead ones included): a product with the matrix, with
-        the whole mapped cache (cheaper than gathering the rows used, and with no copy), or the
-        cache read a block at a time."""
+        the whole mapped cache when the rows used are most of it (no copy), or the rows used read
+        a block at a time (from the mapping: a cache holding many vectors of old text)."""
         if self.held:
             return self.matrix @ qvec
-        if self.mapped is not None:
+        if self.mapped is not None and len(self.mapped) <= 2 * len(self.cache_rows):
             return np.asarray(self.mapped @ qvec)[self.cache_rows]
         out = np.empty(len(self.vec_ids), dtype=np.float32)
         for i in range(0, len(out), block):
