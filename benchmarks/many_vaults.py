@@ -12,7 +12,8 @@ the others, each indexed in this process. Then:
    daemon serving it (autostart on; the user's daemon opens it), timed as a whole process (the
    switch), then the same recalls;
 3. with every vault open, one more round of recalls per vault, and the memory of every vault
-   daemon process summed, against the one-vault figure (issue 29's target: <= 1.3x).
+   daemon process summed, against the one-vault figure (issue 29's target: <= 1.3x): VmRSS,
+   and its anonymous and file-backed parts apart (`memory_ratio_anon`, `memory_ratio_file`).
 Its daemon listens in a runtime folder of its own (XDG_RUNTIME_DIR under the work folder). Stops
 every daemon it started (`lifecycle.stop_all` under its work folder) and fails naming any still
 running. Prints one JSON object; figures are reported, never asserted.
@@ -64,20 +65,27 @@ def copy_vault(source: Path, dest: Path) -> Vault:
 
 
 def resident_mb(folder: Path) -> dict:
-    """VmRSS of every vault daemon process serving a vault under `folder` (the user's daemon counted
-    once, however many vaults it serves), summed, and per process with the vaults it serves."""
+    """Resident memory of every vault daemon process serving a vault under `folder` (the user's
+    daemon counted once, however many vaults it serves), summed, and per process with the vaults it
+    serves. `total` is VmRSS; its two parts are kept apart: `anon` (RssAnon: heap, model weights,
+    copies of vectors) and `file` (RssFile: pages of mapped files, the vector files a snapshot maps
+    included; the kernel can drop them and read them again)."""
     vaults: dict[int, list[str]] = {}
     for daemon in lifecycle.daemons(folder):
         vaults.setdefault(daemon["pid"], []).append(Path(daemon["vault"]).name)
-    each = {}
+    each, anon, mapped = {}, 0.0, 0.0
     for pid, names in vaults.items():
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
-        kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-        each[f"pid {pid}: " + ", ".join(sorted(names))] = round(kb / 1024, 1)
-    return {"total": round(sum(each.values()), 1), "processes": len(each), "each": each}
+        kb = {k: int(v.split()[0]) for k, _, v in (line.partition(":") for line in status.splitlines())
+              if k in ("VmRSS", "RssAnon", "RssFile")}
+        each[f"pid {pid}: " + ", ".join(sorted(names))] = round(kb.get("VmRSS", 0) / 1024, 1)
+        anon += kb.get("RssAnon", 0) / 1024
+        mapped += kb.get("RssFile", 0) / 1024
+    return {"total": round(sum(each.values()), 1), "anon": round(anon, 1), "file": round(mapped, 1),
+            "processes": len(each), "each": each}
 
 
 def p50(seconds: list[float]) -> float:
@@ -141,6 +149,13 @@ def main() -> None:
         out["all_open_resident_mb"] = resident_mb(work)
         one = out["one_vault"]["resident_mb"]["total"]
         out["memory_ratio"] = round(out["all_open_resident_mb"]["total"] / one, 2) if one else None
+        for part in ("anon", "file"):
+            first = out["one_vault"]["resident_mb"][part]
+            out[f"memory_ratio_{part}"] = round(out["all_open_resident_mb"][part] / first, 2) if first else None
+        if args.vaults > 1:  # what each vault opened after the first added, by part
+            out["added_per_vault_mb"] = {part: round((out["all_open_resident_mb"][part]
+                                                      - out["one_vault"]["resident_mb"][part]) / (args.vaults - 1), 2)
+                                         for part in ("total", "anon", "file")}
         p50s = list(out["all_open_p50_ms"].values())
         out["all_open_p50_of_p50s_ms"] = statistics.median(p50s)
         out["worst_p50_vs_one_vault"] = round(max(p50s) / out["one_vault"]["recall_p50_ms"], 2)

@@ -202,3 +202,36 @@ def test_collection_pauses_while_a_snapshot_is_made_and_resumes_after_even_on_er
             assert not gc.isenabled()  # an inner pause does not end the outer one
             raise RuntimeError("load failed")
     assert gc.isenabled()
+
+
+def test_a_mapped_snapshot_reads_what_a_copy_holds_and_keeps_it_when_the_cache_changes(tmp_path):
+    """Below the ANN threshold an index maps the cache file instead of copying it: the same
+    vectors and scores as a copy, and rows appended or the file reset (a model change) later never
+    change what a live snapshot reads."""
+    from sheriff_vault.index.vectors import VectorCache
+
+    held, _, unheld = held_and_unheld(tmp_path, 30)
+    cache = VectorCache(tmp_path, "model", DIM)
+    mapped = Snapshot(1, held.docs, {}, [], held.vec_ids, np.zeros((0, DIM), np.float32), {}, None,
+                      cache_rows=held.cache_rows, mapped=cache.mapped())
+    assert not mapped.held and not mapped.memo
+    q = np.array([0.5, -1.0, 2.0, 0.25], dtype=np.float32)
+    for snap in (mapped, unheld):
+        assert np.array_equal(snap.vectors_at([5, 0, 29]), held.vectors_at([5, 0, 29]))
+        assert np.array_equal(snap.scores(q), held.matrix @ q)
+    assert np.array_equal(mapped.all_vectors(), held.matrix)
+    # 30 of its 70 rows used: the rows used are read a block at a time; all of them: one product.
+    assert len(cache.mapped()) == 70 and np.array_equal(mapped.scores(q, block=7), held.matrix @ q)
+    every = np.arange(70)
+    whole = Snapshot(1, {}, {}, [], [f"r{i}" for i in every], np.zeros((0, DIM), np.float32), {}, None,
+                     cache_rows=every, mapped=cache.mapped())
+    assert np.array_equal(whole.scores(q), cache.matrix(every) @ q)
+    cache.ensure([("more", "text 99")], lambda batch: np.stack([vec(99)]))
+    VectorCache(tmp_path, "another model", DIM).close()  # resets the cache: the file is removed
+    assert not cache.data_path.exists()
+    assert np.array_equal(mapped.all_vectors(), held.matrix) and np.array_equal(mapped.scores(q), held.matrix @ q)
+    # A patched snapshot carries the mapping; the index maps again when a new row lies past it.
+    after, tail = patched(mapped, Update(2, ["d1"], [doc("n1")], {}, set(), None, ["n1"], None, [3]), None, {}, None)
+    assert tail is None and after.mapped is mapped.mapped and list(after.dead) == [1]
+    assert np.array_equal(after.vectors_at([after.row_of["n1"]]), np.stack([vec(3)]))
+    cache.close()

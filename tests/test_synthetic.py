@@ -72,15 +72,17 @@ def test_index_reads_every_topic_and_fact_and_recall_finds_them(syn):
         index.close()
 
 
-@pytest.mark.parametrize("holding", [True, False], ids=["matrix", "vectors-from-cache"])
+@pytest.mark.parametrize("holding", ["matrix", "mapped", "cache"])
 def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding):
-    """Index._patched: the snapshot updated in memory after each save equals a full reload, both
-    for a snapshot holding its vectors and for one above the ANN threshold, which reads them from
-    the embedding cache (searched exactly here: the graph has its own tests)."""
+    """Index._patched: the snapshot updated in memory after each save equals a full reload, for a
+    snapshot holding a copy of its vectors, for one mapping the embedding cache (the default below
+    the ANN threshold), and for one above the threshold, which reads them from the cache (searched
+    exactly here: the graph has its own tests)."""
     syn = generate(tmp_path / "v", 40, seed=5, embedding=False, git=False)
     vault, emb = Vault(syn.root), HashEmbedder(dim=32)
-    vault.config.retrieval.ann_threshold = 0 if holding else 1
+    vault.config.retrieval.ann_threshold = 1 if holding == "cache" else 0
     live = Index(vault, emb)
+    live.map_vectors = holding == "mapped"
     live.rebuild()
     live.snapshot()
     rng = random.Random(2)
@@ -109,6 +111,7 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding)
                 assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
             a = live.snapshot()
             fresh = Index(vault, emb)
+            fresh.map_vectors = live.map_vectors
             try:
                 b = fresh.snapshot()
                 assert (a.generation, list(a.docs), list(a.topics), a.events, a.by_id, a.speakers) == \
@@ -119,12 +122,52 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding)
                     (b.names_of_topic, b.names, b.longest_name, b.events_of_topic)
                 assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)
                 assert np.array_equal(np.delete(a.cache_rows, a.dead), b.cache_rows) and (b.cache_rows >= 0).all()
-                assert a.held == b.held == holding
+                assert a.held == b.held == (holding == "matrix")
+                assert (a.mapped is not None) == (b.mapped is not None) == (holding == "mapped")
                 assert all(np.array_equal(a.vectors_at([a.row_of[d]]), b.vectors_at([b.row_of[d]])) for d in b.vec_ids)
                 for q in ("cake party", "the kitchen", "flights booked"):
                     qv = emb.encode([q])[0]
                     assert live.dense(qv, 25, exact=True) == fresh.dense(qv, 25, exact=True)
             finally:
                 fresh.close()
+    finally:
+        live.close()
+
+
+def test_an_index_whose_first_snapshot_had_no_vectors_maps_them_once_they_come(tmp_path):
+    """A vault with no vector yet (no topic, say) gets its first: the patched snapshot maps the
+    cache rather than start a copy, maps it again as rows are appended, and answers as a fresh
+    load does."""
+    syn = generate(tmp_path / "v", 20, seed=3, embedding=False, git=False)
+    vault, emb = Vault(syn.root), HashEmbedder(dim=32)
+    aside = tmp_path / "aside"
+    (syn.root / "topics").rename(aside)
+    (syn.root / "topics").mkdir()
+    live = Index(vault, emb)
+    try:
+        live.refresh()
+        assert not live.snapshot().vec_ids and live.snapshot().mapped is None
+        mapped_rows = 0
+        for path in sorted(aside.glob("*.md"))[:3]:
+            path = path.rename(syn.root / "topics" / path.name)
+            live.refresh([str(path)])
+            assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
+            snap = live.snapshot()
+            assert snap.vec_ids and snap.mapped is not None and not snap.held and snap.matrix.shape[0] == 0
+            assert len(snap.mapped) > mapped_rows
+            mapped_rows = len(snap.mapped)
+            del snap
+        # The snapshots replaced let go of their mappings (no collection needed): one is left.
+        maps = Path("/proc/self/maps")
+        if maps.exists():
+            cache_file = str(live.vectors().data_path)  # type: ignore[union-attr]
+            assert sum(line.endswith(cache_file) for line in maps.read_text().splitlines()) == 1
+        fresh = Index(vault, emb)
+        try:
+            for q in ("cake party", "flights booked", "the kitchen"):
+                qv = emb.encode([q])[0]
+                assert live.dense(qv, 25) == fresh.dense(qv, 25)
+        finally:
+            fresh.close()
     finally:
         live.close()

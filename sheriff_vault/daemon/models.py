@@ -4,6 +4,7 @@ A daemon serving several vaults (issue 29) must not load the model once per vaul
 index asks here, and vaults whose `embedding` settings name the same model (the same model id,
 device and backend) get the same Embedder object, loaded once. A future NLP pipeline belongs here
 too, keyed the same way. Loading stays lazy: `Embedder.load` runs in the daemon's model thread.
+A model is unloaded when the last open vault using it closes (`release`, from the host).
 """
 from __future__ import annotations
 
@@ -38,11 +39,13 @@ def held() -> list[dict]:
 
 
 def release(keep: list[Embedder]) -> list[str]:
-    """Forget the embedders no served vault uses any more (those not in `keep`), so their memory can
-    be freed; returns their model ids."""
+    """Forget and unload the embedders no served vault uses any more (those not in `keep`), so
+    their memory goes back; returns their model ids."""
     wanted = {id(e) for e in keep}
     with _LOCK:
-        gone = [k for k, e in _HELD.items() if id(e) not in wanted]
-        for k in gone:
+        gone = [(k, e) for k, e in _HELD.items() if id(e) not in wanted]
+        for k, _ in gone:
             del _HELD[k]
-    return [k[0] for k in gone]
+    for _, embedder in gone:
+        embedder.unload()
+    return [k[0] for k, _ in gone]

@@ -140,6 +140,7 @@ class Daemon:
             stats = self.index.refresh(None if full else sorted(paths))
             self._index_inode = self._index_file()
             self.generation = self.index.generation
+            self.index.trim()
         self.batches += 1
         for w in stats.warnings:
             self.log.warning(w)
@@ -176,6 +177,7 @@ class Daemon:
                 if not self.stopping.is_set():
                     self.index.snapshot().prepare()
                     self.index.warm_ann()
+                    self.index.trim()
         except Exception:
             self.log.error("indexing failed:\n%s", traceback.format_exc())
         # What is loaded now lives as long as the daemon: out of the collector's sight, a full
@@ -188,12 +190,13 @@ class Daemon:
     def _load_model(self) -> None:
         """Load the model while BM25 already answers; then let the worker embed what waited."""
         started = time.monotonic()
+        embedder = self.index.embedder  # closing the vault lets go of it (see close)
         try:
             faults.point("model:loading")
-            if self.index.embedder is not None:
-                self.index.embedder.load()
-                if self.index.embedder.fallback:  # onnx could not be used; transformers runs the model
-                    self.log.warning("embedding backend onnx unavailable: %s", self.index.embedder.fallback)
+            if embedder is not None:
+                embedder.load()
+                if embedder.fallback:  # onnx could not be used; transformers runs the model
+                    self.log.warning("embedding backend onnx unavailable: %s", embedder.fallback)
         except VaultError as exc:
             self.log.warning("%s", exc)
         except Exception:
@@ -442,6 +445,7 @@ class Daemon:
                 pass
         with self.sleeping, self.work:
             self.index.close()
+            self.index.embedder = None  # the host releases the model when no other vault uses it
         if self._cache_fd is not None:
             self._remove_own_files(self._cache_fd)
             os.close(self._cache_fd)
@@ -517,6 +521,7 @@ class Host:
         self.started = time.time()
         self.ever_served = False
         self.observer: Any = None
+        self._opening: Daemon | None = None  # a vault being opened: its model is in use already
         self.log = _host_logger(socket_path.parent) if self.shared else None
         if pinned is not None:
             pinned.host = self
@@ -552,8 +557,13 @@ class Host:
             except BaseException:
                 daemon.index.close()
                 _close_log(daemon.log)
+                self._release_models()
                 raise
-            self._make_room()
+            self._opening = daemon
+            try:
+                self._make_room()
+            finally:
+                self._opening = None
             self.vaults[root] = daemon
             self.ever_served = True
             try:
@@ -597,10 +607,20 @@ class Host:
             return
         daemon.close(self.observer)
         self._note("no longer serving %s", daemon.vault.root)
+        self._release_models()
         gc.unfreeze()  # what the vault held was frozen with the rest (see _warm_up): let it go
         gc.collect()
         gc.freeze()
         give_back_memory()
+
+    def _release_models(self) -> None:
+        """Let go of the models no open vault uses (a vault can name its own): the last vault using
+        one closed, its memory goes back rather than wait for the daemon to exit."""
+        with self.lock:
+            open_now = [*self.vaults.values(), *([self._opening] if self._opening is not None else [])]
+            gone = models.release([d.index.embedder for d in open_now if d.index.embedder is not None])
+        if gone:
+            self._note("released the model %s: no open vault uses it", ", ".join(gone))
 
     def exits_without(self, daemon: Daemon) -> bool:
         """Whether the process exits once `daemon`'s vault is closed (it serves nothing else)."""

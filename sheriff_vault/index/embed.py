@@ -108,6 +108,15 @@ class Embedder:
                     raise self._error from None
         return self._model
 
+    def unload(self) -> None:
+        """Let go of the loaded model, here and in this process's cache of loaded models, so its
+        memory can be freed (a daemon whose last vault using it closed); a later `load` reads it again."""
+        with self._lock, _LOAD_LOCK:
+            key = (self.source, self.device, self.backend)
+            if self._model is not None and _LOADED.get(key) is self._model:
+                del _LOADED[key]
+            self._model = None
+
     def _build(self) -> Any:
         plain = _mean_pooling_layout(self.source) if self.backend in ("onnx", "transformers") else None
         if plain is not None and self.backend == "onnx" and self.device == "cpu":

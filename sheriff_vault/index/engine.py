@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +145,10 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
+        # Below the ANN threshold a snapshot maps the cache file rather than copy its vectors
+        # (VectorCache.mapped). Not on Windows, where a mapped file cannot be removed (a model
+        # change resets the cache).
+        self.map_vectors = os.name == "posix"
 
     # -- opening --------------------------------------------------------------------------------
     def lock(self, timeout: float = 120.0) -> FileLock:
@@ -215,6 +219,14 @@ class Index:
             self._vectors.close()
         self._db, self._tindex, self._vectors, self._snapshot, self._tail = None, None, None, None, None
         self._ann = None
+
+    def trim(self) -> None:
+        """Give back the pages SQLite keeps cached for this index's connections (a few hundred KB):
+        a daemon keeps many vaults open, most of them unread for minutes. Call it holding whatever
+        keeps other threads off the index (the daemon's `work` lock)."""
+        for db in (self._db, self._vectors.db if self._vectors is not None else None):
+            if db is not None:
+                db.execute("PRAGMA shrink_memory")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -584,8 +596,8 @@ class Index:
             self._strings = {}
             query = (f"SELECT {DOC_COLUMNS}, coalesce(v.row, -1) FROM docs d LEFT JOIN vc.vec v ON v.hash = d.vec"
                      if cache is not None else f"SELECT {DOC_COLUMNS}, -1 FROM docs")
-            docs, vec_ids, rows = docs_from_rows(con.execute(query), self._strings,
-                                                 cache.rows_on_disk() if cache is not None else 0)
+            on_disk = cache.rows_on_disk() if cache is not None else 0
+            docs, vec_ids, rows = docs_from_rows(con.execute(query), self._strings, on_disk)
             topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
             events = [EventRow(*r) for r in con.execute("SELECT * FROM events ORDER BY at")]
             speakers = dict(con.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
@@ -593,20 +605,23 @@ class Index:
             con.close()
         matrix = np.zeros((0, 1), dtype=np.float32)
         cache_rows = np.array(rows, dtype=np.int64)
-        source = None
+        source = mapped = None
+        self._tail = None
         if cache is not None:
             threshold = self.cfg.retrieval.ann_threshold
             if threshold and len(vec_ids) >= threshold:  # the graph answers; see Snapshot
                 matrix = np.zeros((0, cache.dim), dtype=np.float32)
                 source = cache.matrix
-                self._tail = None
+            elif self.map_vectors:
+                matrix = np.zeros((0, cache.dim), dtype=np.float32)
+                mapped = cache.mapped(on_disk)
             elif vec_ids:
                 buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
                 matrix = cache.matrix(cache_rows, out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
         self._tindex.reload()
         self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), head,
-                                  cache_rows=cache_rows, speaker_count=speakers, source=source)
+                                  cache_rows=cache_rows, speaker_count=speakers, source=source, mapped=mapped)
         return self._snapshot
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
@@ -618,11 +633,17 @@ class Index:
         wanted = [(d.doc_id, vec_hash[d.doc_id]) for d in new_docs if d.doc_id in vec_hash]
         found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
+        if cache is not None and added and self.map_vectors and not base.vec_ids and base.mapped is None \
+                and base.source is None:  # the first vectors (say, once the model is up): mapped from now on
+            base = replace(base, matrix=np.zeros((0, cache.dim), dtype=np.float32), mapped=cache.mapped(0))
         fresh = (cache.matrix(np.array([r for _, r in added], dtype=np.int64))
                  if cache is not None and added and base.held else None)
         snap, self._tail = patched(base, Update(generation, gone, new_docs, topics, set(touched), events,
                                                 [doc_id for doc_id, _ in added], fresh, [r for _, r in added]),
                                    self._tail, self._strings, self.meta("head") or None)
+        if snap.mapped is not None and added and max(r for _, r in added) >= len(snap.mapped):
+            assert cache is not None
+            snap.mapped = cache.mapped()  # rows appended since: a new mapping; the base keeps its own
         return snap
 
     def bm25(self, text: str, limit: int = 200, since: dt.datetime | None = None,

@@ -23,9 +23,11 @@ class Snapshot:
 
     Document `vec_ids[i]` has the vector in row `cache_rows[i]` of the embedding cache (-1: not
     known; the ANN graph is keyed by cache rows) and, when the snapshot holds its vectors, in row i
-    of `matrix`. Above the ANN threshold it holds none (`matrix` has no rows; at 50k topics a copy
-    is 460 MB and a third of the load): `vectors_at` reads the few rows a question needs from the
-    cache through `source`. A snapshot patched after a small
+    of `matrix`. An index loads it with no copy of them (`matrix` has no rows): below the ANN
+    threshold it maps the cache file read-only (`mapped`, whose row r is cache row r: no heap per
+    open vault, see VectorCache.mapped); above it (at 50k topics a copy is 460 MB and a third of
+    the load) `vectors_at` reads the few rows a question needs from the cache through `source`.
+    A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
     order a full load from the database gives, so both rank ties the same way.
@@ -49,6 +51,7 @@ class Snapshot:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    mapped: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -76,21 +79,26 @@ class Snapshot:
     @property
     def held(self) -> bool:
         """Whether `matrix` holds every row (else they are read from the cache on demand)."""
-        return self.matrix.shape[0] == len(self.vec_ids) or self.source is None
+        return self.mapped is None and (self.matrix.shape[0] == len(self.vec_ids) or self.source is None)
 
     def vectors_at(self, rows: np.ndarray | list[int]) -> np.ndarray:
         """The vectors of these rows, one per row, as float32."""
         rows = np.asarray(rows, dtype=np.int64)
         if self.held:
             return self.matrix[rows]
+        if self.mapped is not None:
+            return np.asarray(self.mapped[self.cache_rows[rows]])
         assert self.source is not None
         return self.source(self.cache_rows[rows])
 
     def scores(self, qvec: np.ndarray, block: int = 16384) -> np.ndarray:
-        """Cosine of `qvec` with every row (dead ones included): a product with the matrix, or
-        the cache read a block at a time when the snapshot holds no vectors."""
+        """Cosine of `qvec` with every row (dead ones included): a product with the matrix, with
+        the whole mapped cache when the rows used are most of it (no copy), or the rows used read
+        a block at a time (from the mapping: a cache holding many vectors of old text)."""
         if self.held:
             return self.matrix @ qvec
+        if self.mapped is not None and len(self.mapped) <= 2 * len(self.cache_rows):
+            return np.asarray(self.mapped @ qvec)[self.cache_rows]
         out = np.empty(len(self.vec_ids), dtype=np.float32)
         for i in range(0, len(out), block):
             out[i : i + block] = self.vectors_at(np.arange(i, min(i + block, len(out)))) @ qvec
@@ -350,7 +358,8 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     events = base.events if update.events is None else update.events
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
     snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
-                    row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source)
+                    row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source,
+                    mapped=base.mapped)
     _carry_lookups(base, snap, update)
     return snap, tail
 

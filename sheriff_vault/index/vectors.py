@@ -156,5 +156,18 @@ class VectorCache:
                     i = j
         return out
 
+    def mapped(self, rows: int | None = None) -> np.ndarray:
+        """The first `rows` vectors (every whole row on disk when None), mapped read-only rather
+        than copied: a snapshot's vectors cost no heap, their pages are the file's (the kernel can
+        drop them and read them again), and a daemon serving ten vaults holds no ten copies.
+
+        Safe because nothing changes a row once written: `_append` only adds rows (and cuts a torn
+        row after the last whole one, outside any mapping), and `_reset` unlinks the file, which
+        leaves a live mapping its old pages."""
+        rows = self.rows_on_disk() if rows is None else rows
+        if rows <= 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.memmap(self.data_path, dtype=np.float32, mode="r", shape=(rows, self.dim))
+
     def close(self) -> None:
         self.db.close()
