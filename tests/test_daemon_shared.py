@@ -128,3 +128,29 @@ def test_a_pinned_daemon_serves_its_vault_beside_the_users_daemon(tmp_path, auto
         proc.wait(timeout=30)
     assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped", stopped.stderr
     assert served() == [str(shared.root)]
+
+
+def test_a_daemon_that_hangs_up_mid_request_is_no_answer_not_a_closed_stdout(tmp_path):
+    """A daemon stopping as a request arrives closes the connection unread: the client's send fails
+    with a broken pipe, which must read as "no answer" (the caller starts another daemon), never
+    reach the CLI, where a broken pipe means its own stdout closed and exits 0 without a word."""
+    import socket as socketlib
+    import threading
+
+    from sheriff_vault.daemon import rpc
+
+    path = str(tmp_path / "d.sock")
+    server = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+
+    def hang_up() -> None:
+        conn, _ = server.accept()
+        conn.setsockopt(socketlib.SOL_SOCKET, socketlib.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    try:
+        assert rpc.call_socket(path, {"op": "open", "args": {"pad": "x" * 4_000_000}}, timeout=10) is None
+    finally:
+        server.close()

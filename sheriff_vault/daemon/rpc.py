@@ -103,8 +103,8 @@ def call_socket(path: str, request: dict, *, timeout: float = 120.0, hangup: str
                     raise DaemonError("the daemon's reply is too large")
     except (FileNotFoundError, ConnectionRefusedError):
         return None
-    except ConnectionResetError:
-        chunks = []
+    except (ConnectionResetError, BrokenPipeError):  # it hung up as it stopped: no answer (never the CLI's
+        chunks = []                                   # own closed stdout, which exits quietly)
     except TimeoutError:
         raise DaemonError(f"the daemon did not answer `{op}` within {timeout:.0f}s",
                           hint="see .vault/logs/daemon.log, or `vault watch --stop` and start it again") from None

@@ -596,6 +596,8 @@ class Host:
         self._close(daemon)  # outside the lock: it waits for a running sleep
         with self.lock:
             empty = not self.vaults
+            if empty:  # decided with the lock held: a vault asked for from now on is refused, not lost
+                self.stopping.set()
         if empty:
             self.stop()
 
