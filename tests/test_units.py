@@ -290,7 +290,7 @@ def test_a_verb_not_reported_as_done_flags_nothing(said: str, flag: str):
     ("I changed the retry limit to 5 and the suite passes.", True),
     ("The crash comes from a missing import in cli.py.", True),
     ("I'll remind you about the invoice on Monday.", True),
-    ("I'll send you the draft tonight.", True),  # the person is whom it is done for: a promise
+    ("I'll send you the slides.", True),  # the person is whom it is done for: a promise
     ("I'll help you set up the test runner by splitting the config.", False),  # the work, announced
     ("Let me know when the keys arrive.", True),
 ])

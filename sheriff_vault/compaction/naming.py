@@ -58,9 +58,9 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.")."""
     counts, forms, first = _phrases(texts, ignore)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
-    # what a cue makes of the opening ("kitchen renovation", "Japan trip") says more than its bare
-    # noun phrases, which speak when no cue does
-    named = [title for text in (opening or [said] if said else opening or texts[:1])
+    # and the noun phrases the person's opening turn names, when the subject comes back to them:
+    # all compete on the score below, the best of them leads
+    named = [title for text in (opening or ([said] if said else texts[:1]))
              for title in opening_titles(text, ignore) if _recurs(title, counts)]
     intro += named
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says

@@ -287,12 +287,12 @@ def heading_nouns(doc: Doc) -> set[str]:
             piece = []
             continue
         piece.append(t)
-    return set()  # a turn of phrases only ("next appointment thursday, same time") heads nothing
+    return set()  # a turn of phrases only ("the fitting on friday, same place") heads nothing
 
 
 def _names_a_thing(piece: list[Token], mark: str) -> bool:
     """A phrase that names a thing: a noun heads it ("the gutters", "coffee first, then"), or it goes
-    back to one ("back to Q3"); one word names one only before a colon ("gutters:", not "ugh."), and
+    back to one ("back to the budget"); one word names one only before a colon ("gutters:", not "ugh."), and
     a heading is short."""
     words = [w for w in piece if not w.is_punct]
     if not words or len(words) == 1 and mark != ":" or len(words) > HEADING_WORDS + 3:

@@ -391,9 +391,9 @@ def narrates(toks: Sequence[Token]) -> bool:
     if root.lemma_ == "let" and root.i + 2 < len(doc) and doc[root.i + 1].lower_ == "me":
         return doc[root.i + 2].lemma_ != "know"  # "let me check ...", not "let me know"
     speaker = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in kids)
-    # the person as the one the verb is done to or for ("remind you", "send you", "send it to you") is a
+    # the person as the one the verb is done to or for ("remind you", "send you", "write to you") is a
     # promise; as the subject of a clause the verb takes ("help you create ...") it is the work announced
-    to_you = any(t.lower_ == "you" and (t.head is root or t.head.head is root and t.head.pos_ == "ADP")
+    to_you = any(t.lower_ == "you" and (t.head.i == root.i or t.head.head.i == root.i and t.head.pos_ == "ADP")
                  for t in root.subtree)
     if not speaker or to_you or any(t.ent_type_ in ("DATE", "TIME") for t in toks):
         return False
@@ -623,7 +623,7 @@ def _an_example(tok: Token) -> bool:
     March" does)."""
     head = tok
     for _ in range(4):
-        if head.dep_ == "pobj" or head.head is head:
+        if head.dep_ == "pobj" or head.head.i == head.i:
             break
         head = head.head
     prep = head.head
