@@ -98,6 +98,19 @@ def use_hash_embedder(vault: Vault) -> Vault:
     return Vault(vault.root)
 
 
+def set_daemon_settings(vault: Vault, **settings: object) -> Vault:
+    """Write these `daemon:` settings into a vault's vault.yaml (each key's line, in place)."""
+    import json
+
+    path = vault.root / "vault.yaml"
+    text = path.read_text()
+    for key, value in settings.items():
+        line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
+        text = text.replace(line, f"  {key}: {json.dumps(value)}")
+    path.write_text(text)
+    return Vault(vault.root)
+
+
 @pytest.fixture
 def hash_vault(tmp_path: Path) -> Vault:
     """A fresh vault whose embeddings come from the hash embedder, never the model."""

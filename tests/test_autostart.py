@@ -9,23 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_vault, wait_for
+from conftest import run_vault, set_daemon_settings, wait_for
 from memory_fixtures import build
 
 from sheriff_vault.daemon import lifecycle, rpc
-from sheriff_vault.store.vault import Vault
 
 NOW = "2026-02-20T03:21:00Z"
-
-
-def set_daemon_settings(vault: Vault, **settings: object) -> Vault:
-    path = vault.root / "vault.yaml"
-    text = path.read_text()
-    for key, value in settings.items():
-        line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
-        text = text.replace(line, f"  {key}: {json.dumps(value)}")
-    path.write_text(text)
-    return Vault(vault.root)
 
 
 def daemons_of(root: Path) -> list[int]:

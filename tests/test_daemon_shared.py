@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_vault, use_hash_embedder, wait_for
+from conftest import run_vault, set_daemon_settings, use_hash_embedder, wait_for
 from memory_fixtures import build
 
 from sheriff_vault.daemon import lifecycle, rpc, runtime
@@ -22,14 +22,7 @@ NOW = "2026-02-20T03:21:00Z"
 
 def make_vault(root: Path, **daemon: object) -> Vault:
     """A built vault (hash embedder) with these `daemon:` settings written to its vault.yaml."""
-    vault = use_hash_embedder(init_vault(root).vault)
-    path = vault.root / "vault.yaml"
-    text = path.read_text()
-    for key, value in daemon.items():
-        line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
-        text = text.replace(line, f"  {key}: {json.dumps(value)}")
-    path.write_text(text)
-    vault = Vault(vault.root)
+    vault = set_daemon_settings(use_hash_embedder(init_vault(root).vault), **daemon)
     build(vault)
     return vault
 
