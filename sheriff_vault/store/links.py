@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sheriff_vault.store.items import Body
 
 SECTION = "Related"
-_LINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]+?)\]\]")
+LINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]+?)\]\]")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _OURS = re.compile(r"^[-*] \[\[(?P<target>[^\[\]|#^\n]+)(?:\|[^\[\]\n]*)?\]\][ \t]*$")
 _FILE_EXT = re.compile(r"\.(?P<ext>[A-Za-z0-9]{1,8})$")
@@ -67,7 +67,7 @@ def _find_lines(lines: Iterable[str], first_line: int) -> Iterator[WikiLink]:
             continue
         if in_code or "[[" not in line:
             continue
-        for m in _LINK.finditer(_CODE_SPAN.sub(lambda c: " " * len(c.group(0)), line)):
+        for m in LINK.finditer(_CODE_SPAN.sub(lambda c: " " * len(c.group(0)), line)):
             yield parse(m.group("inner"), first_line + i)
 
 

@@ -17,12 +17,9 @@ from urllib.parse import quote, urlencode
 from markupsafe import Markup, escape
 
 from sheriff_vault.store.items import Body, Citation, Item, parse_item
-from sheriff_vault.store.links import Resolver, WikiLink, parse
+from sheriff_vault.store.links import LINK, Resolver, WikiLink, parse
 
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
-# A `[[target#heading|alias]]` (or an `![[embed]]`) in a text token: code spans and fenced code
-# are tokens of their own, so a link shown as code stays code, as links.find reads it.
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 
 
 def _md() -> Any:
@@ -87,8 +84,8 @@ def _wikilinks(token: Any, links: Resolver) -> list[Any]:
         if content:
             out.append(Token("text", "", 0, content=content))
 
-    for m in _WIKILINK.finditer(text):
-        link = parse(m.group(2))
+    for m in LINK.finditer(text):  # code spans are tokens of their own: a link shown as code stays code
+        link = parse(m["inner"])
         if not link.to_note:
             continue
         plain(text[at:m.start()])
