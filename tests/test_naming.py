@@ -140,3 +140,15 @@ def test_a_subject_opens_by_naming_it_as_subject_or_object_of_its_first_clause(f
 ])
 def test_a_judgement_an_adverbial_a_greeting_or_a_date_is_no_opening_title(first_turn: str):
     assert opening_titles(first_turn, set()) == []
+
+
+def test_a_value_the_subject_replaced_is_not_its_title():
+    """A subject whose painkiller was changed ("off the ibuprofen, on naproxen") is not titled by the
+    old value, however often it was said; the next best phrase names it."""
+    texts = ["Taking ibuprofen for my back pain, 400 mg three times a day.",
+             "Ibuprofen again today, the back pain is still there in the mornings.",
+             "The GP took me off the ibuprofen and put me on naproxen for the back pain."]
+    other = [["The garden shed needs a new roof before winter."]]
+    assert name_subject(texts, other, set()).name == "Ibuprofen"
+    renamed = name_subject(texts, other, set(), replaced={"ibuprofen"})
+    assert "ibuprofen" not in renamed.name.lower() and renamed.name

@@ -67,3 +67,20 @@ def test_an_over_long_text_is_cut_into_sentences_without_the_parser() -> None:
     doc = nlp.parse([text])[0]
     assert len(text) > nlp.LONGEST and doc.text == text
     assert sum(1 for _ in doc.sents) > 1000 and not doc.has_annotation("DEP")
+
+
+def test_a_sentence_read_out_of_a_parsed_turn_is_not_parsed_again(monkeypatch) -> None:
+    """A stage that reads one sentence of a turn on its own gets that sentence as its turn's parse
+    saw it (its words keep the tags the whole turn gave them), without a second parse."""
+    turn = "The venue wants a deposit by Friday. They also asked how many guests are coming."
+    [doc] = nlp.parse([turn])
+    second = list(doc.sents)[1]
+    nlp.alias(second)
+    parsed: list[str] = []
+    pipe = nlp.pipeline().pipe
+    monkeypatch.setattr(nlp.pipeline(), "pipe", lambda texts, **kw: pipe(parsed.extend(texts) or texts, **kw))
+    [alone] = nlp.parse([second.text])
+    assert parsed == [] and alone.text == second.text
+    assert [(t.text, t.tag_, t.dep_) for t in alone] == [(t.text, t.tag_, t.dep_) for t in second]
+    nlp.parse(["A sentence nobody aliased."])
+    assert parsed == ["A sentence nobody aliased."]

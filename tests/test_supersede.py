@@ -288,3 +288,61 @@ def test_a_verbless_fragment_has_values_and_slots():
     said = values(nlp.parse_one("Dentist: 3 May, 40 EUR."))
     assert [v.norm for v in said] == [(3.0, 5.0), (40.0,)]
     assert value_pairs("Only the big one, not the small one.") is not None
+
+
+def test_a_correction_folded_into_an_earlier_line_still_strikes_what_that_turn_said_after_it(tmp_path: Path):
+    """The assistant's "that's 24 helpers, not 20" is folded as an echo into the first line of the
+    person's turn before it; the same turn's later line giving 20 is older than the correction."""
+    day = T0.strftime("%Y-%m-%d")
+    topic = new_topic(tmp_path / "t.md", "Stall rota", now=T0)
+    topic.add_item(Item("fact", "Lena: Both shops said yes. (Assistant: 24 helpers, then.)", day,
+                        (Citation(CONV, ("t5", "t6")),)))
+    topic.add_item(Item("fact", "Lena: With the rota as planned we will have 20 helpers on the day.", day,
+                        (Citation(CONV, ("t5",)),)))
+    said = "Two shops, three shifts each, four per shift: that's 24 helpers, not 20."
+    topic.add_item(Item("fact", f"Assistant: {said}", day, (Citation(CONV, ("t6",)),)))
+    unit = Unit(Turn("assistant", said, T0, "t6"), 0, said, fact=f"Assistant: {said}", at=T0)
+    struck = supersede(topic, [unit], day)
+    assert [text for text, _ in struck] == ["Lena: With the rota as planned we will have 20 helpers on the day."]
+
+
+def test_a_currency_word_measures_a_value_and_counts_nothing():
+    """"289 eur" and "289 EUR" are one amount of money: neither counts "eur", so a later amount
+    for the same slot can replace it."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.supersede import values
+
+    for text in ("The reseller quote for the certificates: 289 eur", "The reseller quote for the certificates: 289 EUR",
+                 "The reseller quote for the certificates is 289 euros"):
+        [amount] = values(nlp.parse_one(text))
+        assert amount.norm == (289.0,) and amount.counted == "", text
+    [chairs] = values(nlp.parse_one("We hired 12 chairs for the hall."))
+    assert chairs.counted == "chair"
+
+
+@pytest.mark.parametrize("old,new,strikes", [
+    # the clause of the new amount names nothing ("it's 215 now"): it takes the slot of the one amount
+    # the older line about the same thing holds
+    ("Lena: Boiler: the plumber's quote for a new valve, 1 hour: 180 eur", "Boiler valve: parts went up, it's 215 now.",
+     True),
+    # a named slot of its own is another thing's value; so is another verb's amount, or one far off
+    ("Lena: The florist for the wedding costs 250.", "The caterer for the wedding is now 300.", False),
+    ("Lena: The wedding hall fits 250.", "Actually we invite 300 to the wedding.", False),
+    ("Lena: Boiler: the plumber's quote for a new valve: 180 eur", "Boiler valve: it's 2,150 now.", False),
+    ("Lena: The garden fence is 40 metres.", "The garden fence, it's 52 now.", False),  # 40 metres counts metres
+])
+def test_an_amount_whose_clause_names_no_slot_replaces_the_one_amount_of_that_thing(tmp_path: Path, old: str,
+                                                                                    new: str, strikes: bool):
+    later = T0 + dt.timedelta(days=3)
+    topic = topic_with(tmp_path, ("t1", old, T0), ("t9", f"Lena: {new}", later))
+    assert bool(supersede(topic, units_of("t9", new, later), "2026-03-12")) is strikes
+
+
+def test_actually_before_a_verb_stays_in_the_fact_as_the_mark_of_a_correction():
+    """"actually make that 640" corrects; "really" before a verb only adds feeling and goes."""
+    from sheriff_vault.compaction.supersede import changes_a_value
+
+    [unit] = units_of("t9", "About the deposit: actually make that 640.", T0)
+    assert "actually make that 640" in unit.fact and changes_a_value(unit.body)
+    [felt] = units_of("t9", "I really loved the concert in the park.", T0)
+    assert "really" not in felt.fact

@@ -36,6 +36,11 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
     ("She needs everything by the 23rd.", "2026-04-16T10:00:00Z",
      "She needs everything by the 23rd (23 April 2026)."),
     ("Due the 3rd, please.", "2026-04-16T10:00:00Z", "Due the 3rd (3 May 2026), please."),
+    # in the past tense "the 14th" is the last one, not the next
+    ("The server move went ahead on the 14th.", "2026-06-22T10:00:00Z",
+     "The server move went ahead on the 14th (14 June 2026)."),
+    ("The parcel arrived on the 30th.", "2026-03-02T10:00:00Z", "The parcel arrived on the 30th (30 January 2026)."),
+    ("The parcel arrives on the 30th.", "2026-03-02T10:00:00Z", "The parcel arrives on the 30th (30 March 2026)."),
     # relative time keeps its day in brackets
     ("I went to the support group yesterday.", "2023-05-08T13:56:00Z",
      "I went to the support group yesterday (7 May 2023)."),

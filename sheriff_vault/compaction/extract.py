@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sheriff_vault import nlp
 from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.naming import name_subject, possessive
 from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.progress import in_progress
 from sheriff_vault.compaction.subjects import DIFFERENT, SWITCH, Subject, find_subjects
+from sheriff_vault.compaction.supersede import LEAD, value_pairs
 from sheriff_vault.compaction.units import Unit, make_units, name_words
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
@@ -89,7 +89,6 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     continued = {s.existing for s in found if s.existing}
     known = [text for p in prior if p.path in continued for text in p.texts]
     units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
-    nlp.parse(u.body for u in units if u.turn.role == "user")  # one batch: the one-liners below read these
     candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
@@ -176,7 +175,9 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
     first = cand.units[0].turn if cand.units else None
     said = first.content if first is not None and first.role == "user" else None
-    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said)
+    replaced = {old for u in cand.units for _, old in [*u.corrects, *value_pairs(LEAD.sub("", u.fact or u.text, 1))]}
+    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said,
+                         replaced)
     # whose subject it is: a person named in the transcript, never a role ("User")
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
     top = named.most_common(1)
@@ -202,7 +203,7 @@ def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = (
     pool = [u for u in cand.units if u.turn.role == "user"] or cand.units
     pool = [u for u in pool if "loop" not in u.flags] or pool  # what is still to do changes; it sums up nothing
     # "First, the deck oven." names the subject and says nothing about it
-    pool = [u for u in pool if len(content_words(OPENER.sub("", u.body, count=1))) >= ONE_LINER_WORDS] or pool
+    pool = [u for u in pool if len(content_words(_unopened(u))) >= ONE_LINER_WORDS] or pool
     key = words[0].lower().split()[-1] if words else ""
     named = [u for u in pool if key and key in u.text.lower()] or pool
     if cand.vector is None:
@@ -215,6 +216,17 @@ def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = (
         return float(u.vec @ cand.vector) - SHARED_PENALTY * max(0.0, shared)
 
     return max(named, key=fit)
+
+
+def _unopened(unit: Unit) -> str:
+    """The unit's body without the words that open its subject ("Second thing:"), found in its
+    sentences as said (read from their turn's parse) and cut from the body, which differs from them
+    only after a time phrase (its date written out)."""
+    kept = OPENER.sub("", unit.text, count=1)
+    cut = len(unit.text) - len(kept)
+    if not cut:
+        return unit.body
+    return unit.body[cut:] if unit.body.startswith(unit.text[:cut]) else OPENER.sub("", unit.body, count=1)
 
 
 # -- skills ------------------------------------------------------------------------------------

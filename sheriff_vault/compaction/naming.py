@@ -51,11 +51,12 @@ class Title:
 def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: set[str],
                  encode: Callable[[list[str]], np.ndarray] | None = None,
                  centroid: np.ndarray | None = None, opening: Sequence[str] | None = None,
-                 said: str | None = None) -> Title:
+                 said: str | None = None, replaced: Set[str] = frozenset()) -> Title:
     """A title for the subject whose turns say `texts` (one string a turn), against the other
     subjects of the conversation (`others`); words in `ignore` (speakers' names) never count.
     `opening`: where the subject opens, when its first texts have lost it (extract._opening);
-    `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.")."""
+    `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.");
+    `replaced`: values the subject's corrections replaced ("naproxen, not ibuprofen"), never its title."""
     counts, forms, first = _phrases(texts, ignore)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
     # and the noun phrases the person's opening turn names, when the subject comes back to them:
@@ -88,6 +89,9 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         bonus = (4.0 if key in intro_keys else 1.5 if key in first else 1.0) * (1 + 0.35 * (len(words) - 1))
         scored.append((spread * idf * quality * bonus * (1 + 0.5 * min(turns_with - 1, 3)), form))
     scored.sort(key=lambda x: (-x[0], x[1]))
+    gone = {stem(w.lower()) for value in replaced for w in value.split()}
+    scored = [s for s in scored if not {stem(w.lower()) for w in s[1].split()} <= gone] or scored
+    intro = [form for form in intro if not {stem(w.lower()) for w in form.split()} <= gone]
     if encode is not None and centroid is not None and scored:
         scored = _by_meaning(scored[:24], encode, centroid)
     if _DEBUG:

@@ -113,7 +113,7 @@ def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
 
 
 def _listed(sent: Span) -> bool:
-    """"And the third thing is the bathroom", "The reunion is the second thing": a general noun with
+    """"And the next thing is the garage", "The reunion is the second thing": a general noun with
     its article and an ordinal or a word of difference on one side of "be", a noun phrase on the other
     ("one" is no such noun: "the second one is" points back at a thing already named)."""
     for token in sent:
@@ -595,7 +595,7 @@ def _bag(text: str) -> Counter[str]:
 
 def _answers(turn: Turn, replied_to: Turn | None) -> bool:
     """A short answer to the assistant's last turn that says something of its own ("yes that's the
-    plan, writing it in R") or refers to what it said ("cheaper than you said"); a bare "sure" does
+    plan, doing it in Python") or refers to what it said ("cheaper than you said"); a bare "sure" does
     not, and goes where its exchange's meaning goes, nor does a "yes" to "shall we switch to the
     refactor?"."""
     if replied_to is None or replied_to.role != "assistant" or len(turn.content) > 200 \

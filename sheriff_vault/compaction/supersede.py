@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import STOPWORDS, content_words, stem
+from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, content_words, correction_lead, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -51,6 +51,7 @@ class Value:
     end: int
     slot: frozenset[str]  # lemmas of what it is the value of ("guest", "count"); empty when the parse names none
     counted: str = ""  # the noun a number counts ("chair" in "12 chairs"); not a unit ("EUR", "km")
+    named: bool = True  # the slot holds a noun, not only the verb of the clause ("they quoted 2,400": quote)
 
 
 def values(doc: Doc | Span) -> list[Value]:
@@ -105,7 +106,7 @@ def _day(text: str) -> int:
 
 def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     """A number ("4,500", "33.20") with its currency, unit or counted noun ("24 workers", "50 mg",
-    "33.20 per sack"); times ("8:15"), years and versions ("Postgres 16") are not values here."""
+    "12.40 per bag"); times ("8:15"), years and versions ("Postgres 16") are not values here."""
     tok = toks[i]
     if not _NUMBER.fullmatch(tok.text) or _year(tok.text):
         return None
@@ -125,7 +126,9 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     after = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].i < span.end else None
     noun = counted or after
     kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) else ""
-    return Value(span.text, "number", (number,), span.start_char, span.end_char, _slot(counted or tok), kind), end
+    slot = _slot(counted or tok)
+    verbs = {a.lemma_.lower() for a in tok.ancestors if a.pos_ in ("VERB", "AUX")}
+    return Value(span.text, "number", (number,), span.start_char, span.end_char, slot, kind, bool(slot - verbs)), end
 
 
 def _slot(tok: Token) -> frozenset[str]:
@@ -153,8 +156,9 @@ def _noun(tok: Token) -> set[str]:
 
 
 def _unit(tok: Token) -> bool:
-    """A currency or a unit abbreviation ("EUR", "km") says what a value measures, not what it is of."""
-    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2
+    """A currency or a unit abbreviation ("EUR", "eur", "euros", "km") says what a value measures,
+    not what it is of."""
+    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2 or tok.lower_ in CURRENCY_WORDS
 
 
 def _body(text: str) -> str:
@@ -166,7 +170,7 @@ def _body(text: str) -> str:
 def value_pairs(text: str) -> list[tuple[str, str]]:
     """(new, old) values a sentence states by construction: "X instead of Y", "X, not Y", "X, no
     longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X". Two values of one
-    kind only: a number against words is a misreading ("33.20 per sack, not 31.50", not "per sack")."""
+    kind only: a number against words is a misreading ("12.40 per bag, not 11.90", not "per bag")."""
     doc = nlp.parse_one(text)
     said = values(doc)
     pairs: list[tuple[str, str]] = []
@@ -212,7 +216,7 @@ def _value_from(said: list[Value], at: int) -> Value | None:
 
 
 def _value_before(said: list[Value], at: int, like: Value | str | None) -> Value | None:
-    """The nearest value ending before `at`, of the kind of `like`: "23 km each way, not 18 km"."""
+    """The nearest value ending before `at`, of the kind of `like`: "31 km there, not 26 km"."""
     kind = like.kind if isinstance(like, Value) else None
     before = [v for v in said if v.end <= at and (kind is None or v.kind == kind) and at - v.end <= 24]
     return before[-1] if before else None
@@ -274,11 +278,14 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
     # Read once, not per unit (a long sleep adds hundreds of lines to one topic); a strike below
     # rewrites one line in place, and the list takes that line as read again.
     items = [i for i in topic.items() if i.kind in ("fact", "event")]
+    nlp.parse(_body(u.fact or u.text) for u in units)  # one batch: parsing one by one costs twice as much
     for unit in units:
         mine = [i for i in items if unit.turn.id in i.turn_ids]
         if not mine:
             continue
-        first = min(i.line for i in mine)
+        # where the unit's own line stands: a line that only folds it in as an echo of an earlier
+        # turn stands where that turn did, and what that turn said after it is still older
+        first = min(i.line for i in ([i for i in mine if i.turn_ids[0] == unit.turn.id] or mine))
         older = [i for i in items if not i.superseded and unit.turn.id not in i.turn_ids
                  and (i.line < first or (i.date and mine[0].date and i.date < mine[0].date))]
         for old in sorted(_corrected(unit, older), key=lambda i: -i.line):  # bottom up: a split adds a line
@@ -327,11 +334,15 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
         return found
     doc = nlp.parse_one(text)
     olds = [o for _, o in pairs]
+    batched = False
     for sent in doc.sents:
         said = [v for v in values(sent) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
         changed = [v for v in said if "correction" in unit.flags or _changed(doc, v)]
+        if changed and not batched:  # every older fact is read below: parse them in one batch
+            nlp.parse(_body(i.text) for i in older)
+            batched = True
         for item in older:
-            if changed and item not in found and _replaces(changed, said, item):
+            if changed and item not in found and _replaces(changed, said, item, text):
                 found.append(item)
     return found
 
@@ -361,10 +372,12 @@ def _clause(tok: Token) -> Token:
     return next((a for a in (tok, *tok.ancestors) if a.pos_ in ("VERB", "AUX")), tok.sent.root)
 
 
-def _replaces(changed: list[Value], said: list[Value], item: Item) -> bool:
+def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "") -> bool:
     """A changed value gives another value to a slot `item` holds: the same kind, another value,
     and the same slot; or, for a date whose clause names no slot, the sentence names the item's
-    date too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now")."""
+    date too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now");
+    or, for an amount whose clause names no slot of the item's ("it's 95 now", "so that's 1,400 then"),
+    the item's one amount near it, on a line about the same thing (`_unnamed_amount`)."""
     held = values(nlp.parse_one(_body(item.text)))
     for new in changed:
         for was in held:
@@ -374,7 +387,23 @@ def _replaces(changed: list[Value], said: list[Value], item: Item) -> bool:
                 return True
             if new.kind == "date" and any(_same(n, was) for n in said) and not any(_same(new, h) for h in held):
                 return True
+            if _unnamed_amount(new, was, held) and text and _shares_words(text, item.text):
+                return True
     return False
+
+
+def _unnamed_amount(new: Value, was: Value, held: list[Value]) -> bool:
+    """A new amount whose clause names no noun it is the value of, said with change language, for an
+    old one that counts nothing either, the only such amount its line holds, within a factor of two of it: a corrected
+    price, claim or sum moves by some part of itself, not by orders of magnitude."""
+    if new.kind != "number" or new.named or new.counted or was.counted:
+        return False
+    if not new.slot <= was.slot:
+        return False  # "the hall fits 250" and "we invite 300": what is done to each differs
+    if sum(1 for v in held if v.kind == "number" and not v.counted) != 1:
+        return False
+    low, high = sorted((abs(new.norm[0]), abs(was.norm[0])))
+    return low > 0 and high <= 2 * low
 
 
 def _same_slot(new: Value, was: Value) -> bool:
@@ -405,8 +434,8 @@ def _shares_words(text: str, item: str) -> bool:
     """A short number named as replaced ("33.20 instead of 31.50") corrects a line about the same
     thing: one that shares a content word with the correction besides the values."""
     def nouns(t: str) -> set[str]:
-        return {stem(w) for w in content_words(_body(t)) if w.lower() not in _MONTHS}
-    return bool(nouns(text) & nouns(item))
+        return {stem(w) for w in content_words(t) if w.lower() not in _MONTHS}
+    return bool(nouns(text) & nouns(_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
 
 
 def _mentions(text: str, value: str) -> bool:
@@ -425,7 +454,7 @@ def _with_unit(text: str, value: str) -> bool:
 
 def _specific(value: str) -> bool:
     """"17,800" named as the value replaced: a number that long, not a year, is no coincidence
-    ("$17,300 now, not 17,800" corrects "we offered 17,800" though they share no other word)."""
+    ("$24,600 now, not 25,100" corrects "we offered 25,100" though they share no other word)."""
     number = _numeric(value)
     return number is not None and number >= 1000 and not (1900 <= number <= 2100 and number.is_integer())
 
@@ -451,7 +480,7 @@ def current_first(text: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
         if at_old is not None and (at_new is None or at_old < at_new):
             lead = LEAD.match(text)
             cut = lead.end() if lead else 0
-            return f"{text[:cut]}{new[:1].upper()}{new[1:]}, not {old}: {text[cut:]}"
+            return f"{text[:cut]}{correction_lead(new, old)}{text[cut:]}"
     return text
 
 

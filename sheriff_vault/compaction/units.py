@@ -124,6 +124,8 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         chunks = _chunks(turn, pieces, ignore, chat)
         turn_units = [Unit(turn, k, " ".join(text for text, _ in chunk), at=turn.at or timewin.utcnow(), flags=flags)
                       for k, (chunk, flags) in enumerate(chunks)]
+        for unit, (chunk, _) in zip(turn_units, chunks, strict=True):
+            _alias(unit.text, [t for _, toks in chunk for t in toks])
         answer = _answering(asked[0] if asked else None, turn_units)
         for j, (unit, (chunk, _)) in enumerate(zip(turn_units, chunks, strict=True)):
             _finish(unit, chunk, tz, other, asked if j == answer else None, known_names, said)
@@ -135,6 +137,14 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         units += turn_units
         previous, previous_turn = pieces, turn
     return units
+
+
+def _alias(text: str, tokens: list[Token]) -> None:
+    """A unit of several sentences of one parse reads as that stretch of it (nlp.alias)."""
+    if len(tokens) > 1 and tokens[0].doc is tokens[-1].doc:
+        span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+        if span.text == text:
+            nlp.alias(span)
 
 
 def own_words(turn: Turn) -> str:
@@ -166,6 +176,8 @@ def _pieces(text: str, doc: Doc, offset: int = 0) -> list[_Piece]:
             out.append((sent, list(nlp.parse_one(sent))))
             continue
         pos = k + len(sent)
+        if span.text == sent:
+            nlp.alias(span)
         out.append((sent, list(span)))
     return out
 
@@ -606,7 +618,11 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     today = at.astimezone(ZoneInfo(tz)).date()
     for m in _NTH.finditer(sent):
         earlier = (said or {}).get(int(m["d"]))
-        day = earlier if earlier is not None and earlier >= today else _next_day_of_month(int(m["d"]), at, tz)
+        tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
+        if _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
+            day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
+        else:
+            day = earlier if earlier is not None and earlier >= today else _day_of_month(int(m["d"]), at, tz, 1)
         if day:
             edits.append((m.end(), f" ({day.day} {_MONTH_NAMES[day.month - 1]} {day.year})"))
             hint = hint or dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
@@ -671,14 +687,15 @@ def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
     return w
 
 
-def _next_day_of_month(day: int, at: dt.datetime, tz: str) -> dt.date | None:
-    """"the 23rd": this month's if it is still ahead (or today), else next month's."""
+def _day_of_month(day: int, at: dt.datetime, tz: str, step: int) -> dt.date | None:
+    """"the 23rd": going forward (`step` 1), this month's if it is still ahead (or today), else next
+    month's; going back (-1), this month's if it is past (or today), else last month's."""
     today = at.astimezone(ZoneInfo(tz)).date()
     for k in range(0, 3):
-        y, m = divmod(today.month - 1 + k, 12)
+        y, m = divmod(today.month - 1 + step * k, 12)
         year, month = today.year + y, m + 1
         if day <= calendar.monthrange(year, month)[1]:
             candidate = dt.date(year, month, day)
-            if candidate >= today:
+            if (candidate - today).days * step >= 0:
                 return candidate
     return None

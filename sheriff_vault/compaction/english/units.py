@@ -8,10 +8,10 @@ from sheriff_vault.compaction.english import Cue, Words
 
 INTENSIFIERS = Words(
     "intensifiers",
-    frozenset({"really", "very", "so", "super", "totally", "definitely", "truly", "actually", "honestly", "literally"}),
+    frozenset({"really", "very", "so", "super", "totally", "definitely", "truly", "honestly", "literally"}),
     "degree and stance adverbs that modify an adjective or verb add feeling, not content",
     examples=("really", "so", "totally"),
-    counter=("not", "never", "still"),
+    counter=("not", "never", "still", "actually"),  # "actually" sets what holds against what was said: a correction
 )
 
 THANKING = Words(
