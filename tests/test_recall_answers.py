@@ -376,3 +376,37 @@ def test_the_topic_holding_the_best_fact_is_read_first():
     assert text.index("Ana brings the cake") < text.index("on Saturday")
     other = RecallResult("where is the party?", "deep", [], None, NOW, [party, venue], ["p1", "v1", "p2"]).render(2000)
     assert other.index("## Party") < other.index("## Venue")
+
+
+DRIVING = [("Driving test", ["the test"], "2026-04-22T20:30:00",
+            ["Lena: I booked the driving test at the Wilton centre.",
+             "Assistant: The driving test is now on Tuesday 9 June at 10:30 at Wilton, instead of 2 June.",
+             "Ciaran: Lena still checks the mirror too late before changing lane.",
+             "Ciaran: My own test was years ago, in the old centre."])]
+
+
+def test_a_question_naming_the_person_does_not_discount_the_assistant_saying_their_matters_back(vault):
+    """"When is Lena's driving test?" prefers what Lena said over what another person said; the
+    assistant's words are Lena's own matters said back to her, neither preferred nor discounted."""
+    build(vault, DRIVING)
+    result = recall(vault, "When is Lena's driving test?", now=NOW, explain=True)
+    focus = {f.text[:20]: f.signals.get("focus", 1.0)
+             for f in [f for t in result.topics for f in t.facts] + [c.fact for c in result.cuts]}
+    assert focus["Lena: I booked the d"] > 1.0
+    assert focus["Assistant: The drivi"] == 1.0
+    assert focus["Ciaran: My own test "] < 1.0  # another person's words, not about Lena
+
+
+def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
+    """Sleep writes a correction current value first ("3 April, not 27 March: ..."); however long
+    the fact, recall's excerpt keeps that head before the sentences nearest the question."""
+    from sheriff_vault.text import correction_lead, excerpt
+
+    fact = ("Jonas: " + correction_lead("friday 3 April", "Friday 27 March") + "Quick update on the friday thing. "
+            "Kev says they double-booked the 27th, so we're on friday 3 april now, same times. "
+            "(Assistant: Updated: the gig at the Blue Lantern moves to Friday 3 April, same times.)")
+    shown = excerpt(fact, "When is the band's gig at the Blue Lantern?")
+    assert shown.startswith("Jonas: Friday 3 April, not Friday 27 March: ") and len(shown) <= 160
+    assert shown.index("3 April") < shown.index("27 March")
+    plain = excerpt("Jonas: " + fact[fact.index("Quick"):], "When is the band's gig at the Blue Lantern?")
+    assert not plain.startswith("Jonas: Friday 3 April")

@@ -240,3 +240,15 @@ def test_a_time_phrase_prefers_the_turns_said_then(hash_vault):
     result = recall(hash_vault, "what gate code did I give you on Monday?", now=tuesday + dt.timedelta(hours=2))
     assert [h.turn_id for h in result.recent][:1] == ["t1"]
     assert result.recent[0].signals["in_window"] == 1.0
+
+
+def test_a_when_question_prefers_the_unslept_turn_that_says_a_time(hash_vault):
+    """As a "when" question's dated fact gains, so does a turn said since the last sleep that
+    names a time; a turn with the question's words and no time does not."""
+    now = dt.datetime(2027, 3, 4, 10, tzinfo=dt.UTC)
+    append_turns(hash_vault, [Turn("assistant", "The boiler service! Did the engineer turn up?", now, "t1"),
+                              Turn("user", "The boiler service moved, it's on Friday 12 March now.", now, "t2")], now)
+    result = recall(hash_vault, "When is the boiler service?", now=now + dt.timedelta(hours=1))
+    focus = {h.turn_id: h.signals.get("focus", 1.0) for h in result.recent}
+    assert focus == {"t1": 1.0, "t2": pytest.approx(1.15)}
+    assert [h.turn_id for h in result.recent][0] == "t2"

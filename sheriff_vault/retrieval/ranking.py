@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +41,7 @@ WINDOW_ONLY = 300  # window topics nothing in the question matched, weighed at m
 SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is history)
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
+ASSISTANT = "assistant"  # the speaker a fact names for the assistant's words (store/buffer.Turn.speaker)
 TOPIC_LIFT = 0.4  # how much a fact's rank leans on its topic's score (0 = facts stand alone)
 AS_OF_NEWEST = 0.5  # "as of X": how much a fact said just before the end of X outranks an old one
 PER_PERSON = 3  # a question naming two people first shows this many of each one's best facts
@@ -47,6 +49,8 @@ ON_SUBJECT = 0.5  # a topic this close to the best one's relevance is about what
 ORDER_EDGES = frozenset({"NEXT", "PREV"})  # sleep's "came up next": an order, not a relation
 HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
+ANSWER_KIND = 1.15  # a "when" question's dated fact, a "how much" question's amount of money
+FOCUSED_TURNS = 20  # unslept turns weighed for the answer asked: the best of them by relevance
 # all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
 # when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
 MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
@@ -185,6 +189,12 @@ def _recent(vault: Vault, index: Index, ranker: _Ranker, chosen: list[TopicHit],
     hits = recent.search(turns, ranker.query, search_text, cfg=ranker.cfg, now=ranker.now, window=ranker.window,
                          qvec=ranker.qvec, embedder=embedder.encode if embedder else None,
                          key=embedder.key if embedder else None)
+    for hit in hits[:FOCUSED_TURNS]:  # what a shown fact gains for the kind of answer asked, a turn gains too
+        factor = ranker.turn_focus(hit.text)
+        hit.score *= factor
+        if factor != 1.0:
+            hit.signals["focus"] = factor
+    hits[:FOCUSED_TURNS] = sorted(hits[:FOCUSED_TURNS], key=lambda h: (-h.score, -(h.at.timestamp() if h.at else 0.0)))
     best = max((f.score for t in chosen for f in t.facts if not f.superseded), default=0.0)
     share = max(ranker.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(ranker.query) else ranker.cfg.fact_floor
     shown = recent.keep(hits, best, share)
@@ -457,13 +467,14 @@ class _Ranker:
                 rel *= self.cfg.outside_window
             lift = 1 - TOPIC_LIFT + TOPIC_LIFT * min(1.0, hit.score / top_score)
             prio = (rel + (0.3 if in_win and self._on_subject(hit) else 0.0) + filler) * lift
-            prio *= self._focus(doc)
+            focus = self._focus(doc)
+            prio *= focus
             if as_of(self.window) and in_win and doc.when and self.window and self.window.end:
                 prio *= 1 + AS_OF_NEWEST * math.exp(-(self.window.end - doc.when).days / 90)
             if self._superseded(doc) and not self._current_at_window_end(doc):
                 prio *= SUPERSEDED
             cands.append((prio, doc, hit, {"relevance": rel, "bm25": b, "embedding": c, "in_window": float(in_win),
-                                           "topic_lift": lift}))
+                                           "topic_lift": lift} | ({"focus": focus} if focus != 1.0 else {})))
 
         for doc_id in set(self.bm25) | set(self.cos):
             doc = self.snap.docs.get(doc_id)
@@ -574,12 +585,22 @@ class _Ranker:
             who = speaker_of(doc.text).lower()
             if who in self.people:
                 factor *= PEOPLE_MATCH
-            elif who and not any(p in doc.text.lower() for p in self.people):
-                factor *= PEOPLE_MISS
-        if self.asks_when and (doc.kind == "event" or _DATED.search(doc.text)):
-            factor *= 1.15
-        if self.asks_amount and _MONEY.search(doc.text):
-            factor *= 1.15
+            elif who and who != ASSISTANT and not any(p in doc.text.lower() for p in self.people):
+                factor *= PEOPLE_MISS  # another person's words; the assistant's are the person's matters said back
+        return factor * self._answer_kind(doc.text, lambda: doc.kind == "event" or bool(_DATED.search(doc.text)))
+
+    def turn_focus(self, text: str) -> float:
+        """What a turn said since the last sleep gains for the kind of answer asked, as a fact does;
+        its date is a time phrase it says, not yet written out as a fact's is. (Who said it is left
+        alone: the assistant's turns there are mostly the person's own matters said back.)"""
+        return self._answer_kind(text, lambda: bool(timewin.find_all(text, self.now)))
+
+    def _answer_kind(self, text: str, dated: Callable[[], bool]) -> float:
+        factor = 1.0
+        if self.asks_when and dated():
+            factor *= ANSWER_KIND
+        if self.asks_amount and _MONEY.search(text):
+            factor *= ANSWER_KIND
         return factor
 
     def _each_person_first(self, order: list[int], cands: list[tuple[float, Doc, TopicHit, dict]]) -> list[int]:
