@@ -47,7 +47,6 @@ from sheriff_vault.index.snapshot import (
     Tail,
     Update,
     by_id,
-    cosines,
     docs_from_rows,
     gc_paused,
     patched,
@@ -700,7 +699,7 @@ class Index:
             if len(snap.dead):
                 scores[snap.dead] = -np.inf
         else:
-            scores = cosines(snap.vectors_at(rows), qvec)
+            scores = snap.cosines_at(rows, qvec)
             k = min(k, len(rows))
         # Ties at the cut and in the order go to the lower row, so the answer does not depend on
         # how the matrix is laid out (a patched snapshot and a fresh load give the same list).

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.index.docs import EVENT, SAID, SAID_ONLY, Doc, EventRow, TopicRow, speaker_of
+from sheriff_vault.index.vectors import cosines
 from sheriff_vault.text import norm
 
 
@@ -90,6 +91,16 @@ class Snapshot:
         assert self.source is not None
         return self.source(self.cache_rows[rows])
 
+    def cosines_at(self, rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+        """`cosines` of these rows' vectors, read from the cache and scored a few rows at a time
+        when the snapshot holds none (VectorCache.cosines): a question's few hundred candidates
+        never sit in memory at once, so it leaves no large block freed behind for the heap to keep."""
+        rows = np.asarray(rows, dtype=np.int64)
+        score = getattr(self.source, "cosines", None)
+        if self.held or score is None:
+            return cosines(self.vectors_at(rows), qvec)
+        return score(self.cache_rows[rows], qvec)
+
     def scores(self, qvec: np.ndarray, block: int = 16384) -> np.ndarray:
         """Cosine of `qvec` with every row (dead ones included), from the matrix or from the rows
         read a block at a time."""
@@ -100,7 +111,7 @@ class Snapshot:
             out[i : i + block] = cosines(self.vectors_at(np.arange(i, min(i + block, len(out)))), qvec)
         return out
 
-    def nearest(self, qvec: np.ndarray, k: int, block: int = 256) -> np.ndarray | None:
+    def nearest(self, qvec: np.ndarray, k: int, block: int = 64) -> np.ndarray | None:
         """The live rows (sorted) whose exact cosine with `qvec` could be among the `k` best,
         found from the int8 copy; None without one (or one not covering every row).
 
@@ -121,15 +132,15 @@ class Snapshot:
         q32 = np.ascontiguousarray(qvec, dtype=np.float32)
         whole = len(quick) <= 2 * len(keys)  # the rows used are most of the copy: score it all, no gather
         count = len(quick) if whole else len(keys)
+        q8, scale = np.asarray(quick["q"]), np.asarray(quick["scale"])  # plain views: cheap to slice
         approx = np.empty(count, dtype=np.float32)
-        wide = np.empty((min(block, count), quick.dtype["q"].shape[0]), dtype=np.float32)
+        # A small buffer, converted into a block at a time: no large block freed per question.
+        wide = np.empty((min(block, count), q8.shape[1]), dtype=np.float32)
         for i in range(0, count, block):
-            part = quick[i : i + block] if whole else quick[keys[i : i + block]]
-            np.copyto(wide[: len(part)], part["q"])
+            part = q8[i : i + block] if whole else q8[keys[i : i + block]]
+            np.copyto(wide[: len(part)], part)
             np.dot(wide[: len(part)], q32, out=approx[i : i + len(part)])
-            approx[i : i + len(part)] *= part["scale"]
-        if whole:
-            approx = approx[keys]
+        approx = approx[keys] * scale[keys] if whole else approx * scale[keys]
         bound = quick["err"][keys].astype(np.float64) * float(np.linalg.norm(qvec.astype(np.float64)))
         score = approx.astype(np.float64)
         floor = np.partition(score - bound, len(rows) - k)[len(rows) - k]
@@ -214,19 +225,6 @@ class Snapshot:
     @cached_property
     def times(self) -> TimeTable:
         return TimeTable.of(self)
-
-
-def cosines(vecs: np.ndarray, qvec: np.ndarray, block: int = 256) -> np.ndarray:
-    """`vecs @ qvec` in float32, each row summed on its own in one fixed order (numpy's pairwise
-    sum), so a vector scores the same bits whatever rows it is scored with. A BLAS product sums a
-    matrix's last few rows, or a row alone, in another order than the rest: the same vector (two
-    documents sharing it; a question's few candidates against every row) would then score a bit
-    apart and break a tie the other way."""
-    out = np.empty(len(vecs), dtype=np.float32)
-    q32 = np.asarray(qvec, dtype=np.float32)
-    for i in range(0, len(vecs), block):
-        np.multiply(vecs[i : i + block], q32).sum(axis=1, dtype=np.float32, out=out[i : i + block])
-    return out
 
 
 @contextmanager

@@ -57,6 +57,19 @@ def quantise(vecs: np.ndarray) -> np.ndarray:
     return out
 
 
+def cosines(vecs: np.ndarray, qvec: np.ndarray, block: int = 64) -> np.ndarray:
+    """`vecs @ qvec` in float32, each row summed on its own in one fixed order (numpy's pairwise
+    sum), so a vector scores the same bits whatever rows it is scored with. A BLAS product sums a
+    matrix's last few rows, or a row alone, in another order than the rest: the same vector (two
+    documents sharing it; a question's few candidates against every row) would then score a bit
+    apart and break a tie the other way."""
+    out = np.empty(len(vecs), dtype=np.float32)
+    q32 = np.asarray(qvec, dtype=np.float32)
+    for i in range(0, len(vecs), block):
+        np.multiply(vecs[i : i + block], q32).sum(axis=1, dtype=np.float32, out=out[i : i + block])
+    return out
+
+
 class VectorCache:
     def __init__(self, folder: Path, model_id: str, dim: int) -> None:
         self.folder = Path(folder)
@@ -212,14 +225,25 @@ class VectorCache:
                 out[order[i:j]] = chunk[at]
         return out
 
-    def reader(self) -> Callable[[np.ndarray], np.ndarray]:
-        """`matrix` on the file as it is now, held open while the reader lives: a snapshot keeps
-        reading its rows after a model change unlinks the file (as a mapping of it would), and
-        reads rows appended since as well."""
+    def cosines(self, rows: np.ndarray, qvec: np.ndarray, fd: int | None = None, batch: int = 64) -> np.ndarray:
+        """`cosines(self.matrix(rows), qvec)`, read and scored `batch` rows at a time into one
+        small buffer rather than a copy of every row at once."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.empty(len(rows), dtype=np.float32)
+        buffer = np.empty((min(batch, len(rows)), self.dim), dtype=np.float32)
+        for i in range(0, len(rows), batch):
+            part = rows[i : i + batch]
+            out[i : i + len(part)] = cosines(self.matrix(part, out=buffer[: len(part)], fd=fd), qvec)
+        return out
+
+    def reader(self) -> _Rows:
+        """`matrix` (and `cosines`) on the file as it is now, held open while the reader lives: a
+        snapshot keeps reading its rows after a model change unlinks the file (as a mapping of it
+        would), and reads rows appended since as well."""
         try:
             return _Rows(self, os.open(self.data_path, os.O_RDONLY))
         except FileNotFoundError:
-            return self.matrix
+            return _Rows(self, None)
 
     # -- the int8 copy ----------------------------------------------------------------------------
     @property
@@ -311,12 +335,16 @@ class VectorCache:
 
 
 class _Rows:
-    """Rows of one open float32 file (VectorCache.reader); the file is closed with the last
-    snapshot reading it."""
+    """Rows of one open float32 file (VectorCache.reader; None: the file at its path); the file
+    is closed with the last snapshot reading it."""
 
-    def __init__(self, cache: VectorCache, fd: int) -> None:
+    def __init__(self, cache: VectorCache, fd: int | None) -> None:
         self.cache, self.fd = cache, fd
-        weakref.finalize(self, os.close, fd)
+        if fd is not None:
+            weakref.finalize(self, os.close, fd)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         return self.cache.matrix(rows, fd=self.fd)
+
+    def cosines(self, rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+        return self.cache.cosines(rows, qvec, fd=self.fd)
