@@ -58,15 +58,15 @@ def test_dense_search_with_the_graph_agrees_with_exact_search(vault: Vault):
         # Above the threshold the snapshot holds no vectors: it reads them from the cache, and
         # exact search there answers as a snapshot holding them all does.
         assert not snap.held and snap.matrix.shape[0] == 0
-        # Below it the snapshot maps the cache file (or, with map_vectors off, holds a copy): all
-        # three answer alike.
+        # Below it the snapshot maps the cache's int8 copy (or, with map_vectors off, holds a
+        # copy): all three answer alike.
         holding, mapping = Index(Vault(vault.root)), Index(Vault(vault.root))
         holding.map_vectors = False
         for other in (holding, mapping):
             other.cfg.retrieval.ann_threshold = 0
         try:
             assert holding.snapshot().held and holding.snapshot().matrix.shape[0] == len(snap.vec_ids)
-            assert not mapping.snapshot().held and mapping.snapshot().mapped is not None
+            assert not mapping.snapshot().held and mapping.snapshot().quick is not None
             qvec = index.embed_query("the party budget")
             read = index.dense(qvec, limit=20, exact=True)
             for other in (holding, mapping):

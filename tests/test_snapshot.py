@@ -204,34 +204,64 @@ def test_collection_pauses_while_a_snapshot_is_made_and_resumes_after_even_on_er
     assert gc.isenabled()
 
 
-def test_a_mapped_snapshot_reads_what_a_copy_holds_and_keeps_it_when_the_cache_changes(tmp_path):
-    """Below the ANN threshold an index maps the cache file instead of copying it: the same
-    vectors and scores as a copy, and rows appended or the file reset (a model change) later never
-    change what a live snapshot reads."""
+def test_a_snapshot_on_the_int8_copy_reads_what_a_copy_holds_and_keeps_it_when_the_cache_changes(tmp_path):
+    """Below the ANN threshold an index maps the cache's int8 copy and reads exact rows from the
+    cache file: the same vectors and scores as a copy, and rows appended or the cache reset (a
+    model change) later never change what a live snapshot reads."""
     from sheriff_vault.index.vectors import VectorCache
 
-    held, _, unheld = held_and_unheld(tmp_path, 30)
+    held, _, _ = held_and_unheld(tmp_path, 30)
     cache = VectorCache(tmp_path, "model", DIM)
-    mapped = Snapshot(1, held.docs, {}, [], held.vec_ids, np.zeros((0, DIM), np.float32), {}, None,
-                      cache_rows=held.cache_rows, mapped=cache.mapped())
-    assert not mapped.held and not mapped.memo
+    quick = Snapshot(1, held.docs, {}, [], held.vec_ids, np.zeros((0, DIM), np.float32), {}, None,
+                     cache_rows=held.cache_rows, source=cache.reader(), quick=cache.quantised())
+    assert not quick.held and not quick.memo and quick.quick is not None and len(quick.quick) == 70
     q = np.array([0.5, -1.0, 2.0, 0.25], dtype=np.float32)
-    for snap in (mapped, unheld):
-        assert np.array_equal(snap.vectors_at([5, 0, 29]), held.vectors_at([5, 0, 29]))
-        assert np.array_equal(snap.scores(q), held.matrix @ q)
-    assert np.array_equal(mapped.all_vectors(), held.matrix)
-    # 30 of its 70 rows used: the rows used are read a block at a time; all of them: one product.
-    assert len(cache.mapped()) == 70 and np.array_equal(mapped.scores(q, block=7), held.matrix @ q)
-    every = np.arange(70)
-    whole = Snapshot(1, {}, {}, [], [f"r{i}" for i in every], np.zeros((0, DIM), np.float32), {}, None,
-                     cache_rows=every, mapped=cache.mapped())
-    assert np.array_equal(whole.scores(q), cache.matrix(every) @ q)
+    assert np.array_equal(quick.vectors_at([5, 0, 29]), held.vectors_at([5, 0, 29]))
+    assert np.array_equal(quick.scores(q), held.scores(q)) and np.array_equal(quick.all_vectors(), held.matrix)
+    before = [quick.nearest(q, k).tolist() for k in (1, 3, 30)]  # type: ignore[union-attr]
     cache.ensure([("more", "text 99")], lambda batch: np.stack([vec(99)]))
-    VectorCache(tmp_path, "another model", DIM).close()  # resets the cache: the file is removed
-    assert not cache.data_path.exists()
-    assert np.array_equal(mapped.all_vectors(), held.matrix) and np.array_equal(mapped.scores(q), held.matrix @ q)
-    # A patched snapshot carries the mapping; the index maps again when a new row lies past it.
-    after, tail = patched(mapped, Update(2, ["d1"], [doc("n1")], {}, set(), None, ["n1"], None, [3]), None, {}, None)
-    assert tail is None and after.mapped is mapped.mapped and list(after.dead) == [1]
+    VectorCache(tmp_path, "another model", DIM).close()  # resets the cache: both files are removed
+    assert not cache.data_path.exists() and not cache.quick_path.exists()
+    assert np.array_equal(quick.all_vectors(), held.matrix) and np.array_equal(quick.scores(q), held.scores(q))
+    assert [quick.nearest(q, k).tolist() for k in (1, 3, 30)] == before  # type: ignore[union-attr]
+    # A patched snapshot carries the mapping and the reader (the index maps again when a new row
+    # lies past them: test_synthetic.py).
+    after, tail = patched(quick, Update(2, ["d1"], [doc("n1")], {}, set(), None, ["n1"], None, [3]), None, {}, None)
+    assert tail is None and after.quick is quick.quick and after.source is quick.source and list(after.dead) == [1]
     assert np.array_equal(after.vectors_at([after.row_of["n1"]]), np.stack([vec(3)]))
+    assert 1 not in after.nearest(q, 31).tolist()  # type: ignore[union-attr]
+    cache.close()
+
+
+def test_the_int8_copy_rules_out_only_rows_that_cannot_be_among_the_best(tmp_path):
+    """Snapshot.nearest against the exact product, over vectors of any length, some shared by
+    several documents, some the same vector twice (exact ties), some dead: every row among the k
+    best by exact score (ties at the cut included) is a candidate, and most others are not."""
+    from sheriff_vault.index.snapshot import cosines
+    from sheriff_vault.index.vectors import VectorCache
+
+    rng = np.random.default_rng(5)
+    dim = 24
+    centres = rng.standard_normal((12, dim))
+    data = (centres[rng.integers(0, 12, 400)] + 0.5 * rng.standard_normal((400, dim))) * rng.uniform(0.1, 3, (400, 1))
+    data[10:20] = data[0]  # the same vector under ten more hashes
+    data[20] = 0.0
+    cache = VectorCache(tmp_path, "model", dim)
+    found = cache.ensure([(f"h{i}", str(i)) for i in range(400)], lambda batch: data[[int(t) for t in batch]])
+    keys = np.array([found[f"h{i}"] for i in range(400)] + [found["h0"], found["h5"]] * 5, dtype=np.int64)
+    ids = [f"d{i}" for i in range(len(keys))]
+    snap = Snapshot(1, {d: doc(d) for d in ids}, {}, [], ids, np.zeros((0, dim), np.float32), {}, None,
+                    cache_rows=keys, source=cache.reader(), quick=cache.quantised())
+    snap, _ = patched(snap, Update(2, ["d3", "d404"], [], {}, set(), None, [], None, []), None, {}, None)
+    live = np.setdiff1d(np.arange(len(keys)), snap.dead)
+    for n in range(40):
+        q = (data[rng.integers(0, 400)] + rng.standard_normal(dim) * (n % 3)).astype(np.float32)
+        exact = cosines(snap.vectors_at(live), q)
+        for k in (1, 7, 60, len(live), len(live) + 5):
+            rows = snap.nearest(q, k)
+            assert rows is not None and np.all(np.diff(rows) > 0) and not np.isin(rows, snap.dead).any()
+            kth = np.sort(exact)[::-1][min(k, len(live)) - 1]
+            assert set(live[exact >= kth].tolist()) <= set(rows.tolist())
+            if k == 7:
+                assert len(rows) < len(live) // 4
     cache.close()

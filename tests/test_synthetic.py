@@ -5,6 +5,7 @@ No model: embeddings are off in the generated vault, and the patch test uses the
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -72,17 +73,17 @@ def test_index_reads_every_topic_and_fact_and_recall_finds_them(syn):
         index.close()
 
 
-@pytest.mark.parametrize("holding", ["matrix", "mapped", "cache"])
+@pytest.mark.parametrize("holding", ["matrix", "quick", "cache"])
 def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding):
     """Index._patched: the snapshot updated in memory after each save equals a full reload, for a
-    snapshot holding a copy of its vectors, for one mapping the embedding cache (the default below
+    snapshot holding a copy of its vectors, for one mapping the embedding cache's int8 copy (the default below
     the ANN threshold), and for one above the threshold, which reads them from the cache (searched
     exactly here: the graph has its own tests)."""
     syn = generate(tmp_path / "v", 40, seed=5, embedding=False, git=False)
     vault, emb = Vault(syn.root), HashEmbedder(dim=32)
     vault.config.retrieval.ann_threshold = 1 if holding == "cache" else 0
     live = Index(vault, emb)
-    live.map_vectors = holding == "mapped"
+    live.map_vectors = holding == "quick"
     live.rebuild()
     live.snapshot()
     rng = random.Random(2)
@@ -123,7 +124,7 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding)
                 assert [d for d in a.vec_ids if d is not None] == b.vec_ids and a.vectors == len(b.vec_ids)
                 assert np.array_equal(np.delete(a.cache_rows, a.dead), b.cache_rows) and (b.cache_rows >= 0).all()
                 assert a.held == b.held == (holding == "matrix")
-                assert (a.mapped is not None) == (b.mapped is not None) == (holding == "mapped")
+                assert (a.quick is not None) == (b.quick is not None) == (holding == "quick")
                 assert all(np.array_equal(a.vectors_at([a.row_of[d]]), b.vectors_at([b.row_of[d]])) for d in b.vec_ids)
                 for q in ("cake party", "the kitchen", "flights booked"):
                     qv = emb.encode([q])[0]
@@ -146,22 +147,26 @@ def test_an_index_whose_first_snapshot_had_no_vectors_maps_them_once_they_come(t
     live = Index(vault, emb)
     try:
         live.refresh()
-        assert not live.snapshot().vec_ids and live.snapshot().mapped is None
+        assert not live.snapshot().vec_ids and live.snapshot().quick is None
         mapped_rows = 0
         for path in sorted(aside.glob("*.md"))[:3]:
             path = path.rename(syn.root / "topics" / path.name)
             live.refresh([str(path)])
             assert live._snapshot is not None and live._snapshot.generation == live.generation, "not patched"
             snap = live.snapshot()
-            assert snap.vec_ids and snap.mapped is not None and not snap.held and snap.matrix.shape[0] == 0
-            assert len(snap.mapped) > mapped_rows
-            mapped_rows = len(snap.mapped)
+            assert snap.vec_ids and snap.quick is not None and not snap.held and snap.matrix.shape[0] == 0
+            assert len(snap.quick) > mapped_rows
+            mapped_rows = len(snap.quick)
             del snap
-        # The snapshots replaced let go of their mappings (no collection needed): one is left.
-        maps = Path("/proc/self/maps")
+        # The snapshots replaced let go of their mappings and open files (no collection needed):
+        # one of each is left.
+        maps, fds = Path("/proc/self/maps"), Path("/proc/self/fd")
         if maps.exists():
-            cache_file = str(live.vectors().data_path)  # type: ignore[union-attr]
-            assert sum(line.endswith(cache_file) for line in maps.read_text().splitlines()) == 1
+            cache = live.vectors()
+            assert cache is not None
+            assert sum(line.endswith(str(cache.quick_path)) for line in maps.read_text().splitlines()) == 1
+            assert not any(line.endswith(str(cache.data_path)) for line in maps.read_text().splitlines())
+            assert sum(os.readlink(fd) == str(cache.data_path) for fd in fds.iterdir() if fd.is_symlink()) == 1
         fresh = Index(vault, emb)
         try:
             for q in ("cake party", "flights booked", "the kitchen"):

@@ -145,9 +145,9 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
-        # Below the ANN threshold a snapshot maps the cache file rather than copy its vectors
-        # (VectorCache.mapped). Not on Windows, where a mapped file cannot be removed (a model
-        # change resets the cache).
+        # Below the ANN threshold a snapshot maps the cache's int8 copy rather than copy its vectors
+        # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where a mapped file cannot be
+        # removed (a model change resets the cache).
         self.map_vectors = os.name == "posix"
 
     # -- opening --------------------------------------------------------------------------------
@@ -605,23 +605,24 @@ class Index:
             con.close()
         matrix = np.zeros((0, 1), dtype=np.float32)
         cache_rows = np.array(rows, dtype=np.int64)
-        source = mapped = None
+        source: Callable[[np.ndarray], np.ndarray] | None = None
+        quick = None
         self._tail = None
         if cache is not None:
             threshold = self.cfg.retrieval.ann_threshold
             if threshold and len(vec_ids) >= threshold:  # the graph answers; see Snapshot
                 matrix = np.zeros((0, cache.dim), dtype=np.float32)
-                source = cache.matrix
+                source = cache.reader()
             elif self.map_vectors:
                 matrix = np.zeros((0, cache.dim), dtype=np.float32)
-                mapped = cache.mapped(on_disk)
+                source, quick = cache.reader(), cache.quantised(on_disk)
             elif vec_ids:
                 buffer = np.empty((spare_rows(len(vec_ids)), cache.dim), dtype=np.float32)
                 matrix = cache.matrix(cache_rows, out=buffer[: len(vec_ids)])
                 self._tail = Tail(buffer, len(vec_ids))
         self._tindex.reload()
         self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), head,
-                                  cache_rows=cache_rows, speaker_count=speakers, source=source, mapped=mapped)
+                                  cache_rows=cache_rows, speaker_count=speakers, source=source, quick=quick)
         return self._snapshot
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
@@ -633,17 +634,20 @@ class Index:
         wanted = [(d.doc_id, vec_hash[d.doc_id]) for d in new_docs if d.doc_id in vec_hash]
         found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
-        if cache is not None and added and self.map_vectors and not base.vec_ids and base.mapped is None \
+        if cache is not None and added and self.map_vectors and not base.vec_ids and base.quick is None \
                 and base.source is None:  # the first vectors (say, once the model is up): mapped from now on
-            base = replace(base, matrix=np.zeros((0, cache.dim), dtype=np.float32), mapped=cache.mapped(0))
+            base = replace(base, matrix=np.zeros((0, cache.dim), dtype=np.float32), source=cache.reader(),
+                           quick=cache.quantised(0))
         fresh = (cache.matrix(np.array([r for _, r in added], dtype=np.int64))
                  if cache is not None and added and base.held else None)
         snap, self._tail = patched(base, Update(generation, gone, new_docs, topics, set(touched), events,
                                                 [doc_id for doc_id, _ in added], fresh, [r for _, r in added]),
                                    self._tail, self._strings, self.meta("head") or None)
-        if snap.mapped is not None and added and max(r for _, r in added) >= len(snap.mapped):
+        if snap.quick is not None and added and max(r for _, r in added) >= len(snap.quick):
             assert cache is not None
-            snap.mapped = cache.mapped()  # rows appended since: a new mapping; the base keeps its own
+            # Rows appended since: a new mapping and reader (the file may be another since a model
+            # change); the base keeps its own.
+            snap.quick, snap.source = cache.quantised(), cache.reader()
         return snap
 
     def bm25(self, text: str, limit: int = 200, since: dt.datetime | None = None,
@@ -676,9 +680,10 @@ class Index:
             return None
 
     def dense(self, qvec: np.ndarray | None, limit: int = 200, *, exact: bool = False) -> list[tuple[str, float]]:
-        """Top documents by cosine similarity: brute force over the normalised vectors, or, above
-        `retrieval.ann_threshold` vectors (and unless `exact`), the HNSW graph's candidates
-        re-scored against their exact vectors (index/ann.py)."""
+        """Top documents by cosine similarity: the rows the int8 copy cannot rule out (below
+        `retrieval.ann_threshold`; Snapshot.nearest) or every row, scored exactly; or, above the
+        threshold (and unless `exact`), the HNSW graph's candidates re-scored against their exact
+        vectors (index/ann.py)."""
         snap = self.snapshot()
         if qvec is None or not snap.vec_ids:
             return []
@@ -687,12 +692,14 @@ class Index:
             return []
         rows = None if exact else self._ann_candidates(snap, qvec, k)
         if rows is None:
+            rows = snap.nearest(qvec, k)  # exact too: every row that could be among the k best
+        if rows is None:
             rows = np.arange(len(snap.vec_ids))
             scores = snap.scores(qvec)
             if len(snap.dead):
                 scores[snap.dead] = -np.inf
         else:
-            scores = snap.vectors_at(rows) @ qvec
+            scores = snap.cosines_at(rows, qvec)
             k = min(k, len(rows))
         # Ties at the cut and in the order go to the lower row, so the answer does not depend on
         # how the matrix is laid out (a patched snapshot and a fresh load give the same list).

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.index.docs import EVENT, SAID, SAID_ONLY, Doc, EventRow, TopicRow, speaker_of
+from sheriff_vault.index.vectors import cosines
 from sheriff_vault.text import norm
 
 
@@ -23,11 +24,12 @@ class Snapshot:
 
     Document `vec_ids[i]` has the vector in row `cache_rows[i]` of the embedding cache (-1: not
     known; the ANN graph is keyed by cache rows) and, when the snapshot holds its vectors, in row i
-    of `matrix`. An index loads it with no copy of them (`matrix` has no rows): below the ANN
-    threshold it maps the cache file read-only (`mapped`, whose row r is cache row r: no heap per
-    open vault, see VectorCache.mapped); above it (at 50k topics a copy is 460 MB and a third of
-    the load) `vectors_at` reads the few rows a question needs from the cache through `source`.
-    A snapshot patched after a small
+    of `matrix`. An index loads it with no copy of them (`matrix` has no rows): `vectors_at` reads
+    the few rows a question needs from the cache file through `source` (at 50k topics a copy is
+    460 MB and a third of the load). Below the ANN threshold it also maps the cache's int8 copy
+    read-only (`quick`, whose row r is cache row r; VectorCache.quantised): a question is scored
+    against that (2 MB a vault of 1,000 topics, where the float32 rows are 9) and only the rows
+    that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
     order a full load from the database gives, so both rank ties the same way.
@@ -51,7 +53,7 @@ class Snapshot:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
-    mapped: np.ndarray | None = field(default=None, repr=False, compare=False)
+    quick: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -79,30 +81,70 @@ class Snapshot:
     @property
     def held(self) -> bool:
         """Whether `matrix` holds every row (else they are read from the cache on demand)."""
-        return self.mapped is None and (self.matrix.shape[0] == len(self.vec_ids) or self.source is None)
+        return self.quick is None and (self.matrix.shape[0] == len(self.vec_ids) or self.source is None)
 
     def vectors_at(self, rows: np.ndarray | list[int]) -> np.ndarray:
         """The vectors of these rows, one per row, as float32."""
         rows = np.asarray(rows, dtype=np.int64)
         if self.held:
             return self.matrix[rows]
-        if self.mapped is not None:
-            return np.asarray(self.mapped[self.cache_rows[rows]])
         assert self.source is not None
         return self.source(self.cache_rows[rows])
 
+    def cosines_at(self, rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+        """`cosines` of these rows' vectors, read from the cache and scored a few rows at a time
+        when the snapshot holds none (VectorCache.cosines): a question's few hundred candidates
+        never sit in memory at once, so it leaves no large block freed behind for the heap to keep."""
+        rows = np.asarray(rows, dtype=np.int64)
+        score = getattr(self.source, "cosines", None)
+        if self.held or score is None:
+            return cosines(self.vectors_at(rows), qvec)
+        return score(self.cache_rows[rows], qvec)
+
     def scores(self, qvec: np.ndarray, block: int = 16384) -> np.ndarray:
-        """Cosine of `qvec` with every row (dead ones included): a product with the matrix, with
-        the whole mapped cache when the rows used are most of it (no copy), or the rows used read
-        a block at a time (from the mapping: a cache holding many vectors of old text)."""
+        """Cosine of `qvec` with every row (dead ones included), from the matrix or from the rows
+        read a block at a time."""
         if self.held:
-            return self.matrix @ qvec
-        if self.mapped is not None and len(self.mapped) <= 2 * len(self.cache_rows):
-            return np.asarray(self.mapped @ qvec)[self.cache_rows]
+            return cosines(self.matrix, qvec)
         out = np.empty(len(self.vec_ids), dtype=np.float32)
         for i in range(0, len(out), block):
-            out[i : i + block] = self.vectors_at(np.arange(i, min(i + block, len(out)))) @ qvec
+            out[i : i + block] = cosines(self.vectors_at(np.arange(i, min(i + block, len(out)))), qvec)
         return out
+
+    def nearest(self, qvec: np.ndarray, k: int, block: int = 64) -> np.ndarray | None:
+        """The live rows (sorted) whose exact cosine with `qvec` could be among the `k` best,
+        found from the int8 copy; None without one (or one not covering every row).
+
+        Exact, not a guess: each int8 score lies within `err` x |qvec| of the float32 score
+        (VectorCache.quantise), so the k rows with the best lower bounds score at least the k-th
+        of those bounds exactly, and no row whose upper bound falls short of it can be among the
+        best, ties at the cut included."""
+        quick = self.quick
+        if quick is None:
+            return None
+        rows = np.arange(len(self.vec_ids))
+        if len(self.dead):
+            rows = np.delete(rows, self.dead)
+        keys = self.cache_rows[rows]
+        k = min(k, len(rows))
+        if k <= 0 or keys.min() < 0 or keys.max() >= len(quick):
+            return None
+        q32 = np.ascontiguousarray(qvec, dtype=np.float32)
+        whole = len(quick) <= 2 * len(keys)  # the rows used are most of the copy: score it all, no gather
+        count = len(quick) if whole else len(keys)
+        q8, scale = np.asarray(quick["q"]), np.asarray(quick["scale"])  # plain views: cheap to slice
+        approx = np.empty(count, dtype=np.float32)
+        # A small buffer, converted into a block at a time: no large block freed per question.
+        wide = np.empty((min(block, count), q8.shape[1]), dtype=np.float32)
+        for i in range(0, count, block):
+            part = q8[i : i + block] if whole else q8[keys[i : i + block]]
+            np.copyto(wide[: len(part)], part)
+            np.dot(wide[: len(part)], q32, out=approx[i : i + len(part)])
+        approx = approx[keys] * scale[keys] if whole else approx * scale[keys]
+        bound = quick["err"][keys].astype(np.float64) * float(np.linalg.norm(qvec.astype(np.float64)))
+        score = approx.astype(np.float64)
+        floor = np.partition(score - bound, len(rows) - k)[len(rows) - k]
+        return rows[score + bound >= floor]
 
     def all_vectors(self) -> np.ndarray:
         """Every row's vector (a copy when the snapshot holds none): for work that reads them all."""
@@ -359,7 +401,7 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
     snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
                     row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source,
-                    mapped=base.mapped)
+                    quick=base.quick)
     _carry_lookups(base, snap, update)
     return snap, tail
 

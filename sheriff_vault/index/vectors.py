@@ -1,17 +1,73 @@
 """The embedding cache: vectors keyed by content hash, so unchanged text is never embedded twice.
 
-Rows are appended to one raw float32 file (read through a numpy memmap) and a small SQLite table
-maps hash -> row. It lives outside the index folder, so `vault index --rebuild` reuses it.
+Rows are appended to one raw float32 file and a small SQLite table maps hash -> row. Next to the
+float32 file an int8 copy of every row (`vectors.q8`, see `quantised`) lets a question be scored
+against 2 MB a vault rather than 9, and only its best rows read in float32. It all lives outside
+the index folder, so `vault index --rebuild` reuses it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from sheriff_vault.errors import LockTimeout
+from sheriff_vault.store.fsutil import fsync_dir
+from sheriff_vault.store.locks import FileLock
+
+QUICK_HEADER = 64  # bytes before the first int8 row: "SVQ8 1 <dim> <cache instance>\n", padded
+QUICK_BLOCK = 4096  # rows quantised at a time when the int8 copy is made again from the float32 file
+# Bound on the float32 rounding of a product of `dim` terms, per term and unit of norm (n * 2**-24,
+# doubled: one for the int8 product, one for the float32 one it stands in for).
+ROUNDING = 2.0 * 2.0 ** -24
+
+
+def quick_dtype(dim: int) -> np.dtype:
+    """One row of the int8 copy: the rounded vector, its scale, and how far (per unit of a
+    question vector's norm) a score from it can be from the float32 score."""
+    return np.dtype([("q", np.int8, (dim,)), ("scale", "<f4"), ("err", "<f4")])
+
+
+def quantise(vecs: np.ndarray) -> np.ndarray:
+    """Rows of `quick_dtype`: each vector over its own largest magnitude, rounded to 127 steps.
+
+    `err` bounds |score(int8 row) - score(float32 row)| / |question| by Cauchy-Schwarz: the norm
+    of the rounding residual, plus float32's own rounding of both products, rounded up to a
+    float32 so it stays a bound."""
+    vecs = np.asarray(vecs, dtype=np.float32).reshape(len(vecs), -1)
+    dim = vecs.shape[1]
+    out = np.empty(len(vecs), dtype=quick_dtype(dim))
+    wide = vecs.astype(np.float64)
+    scale = np.abs(wide).max(axis=1, initial=0.0) / 127.0
+    safe = np.where(scale > 0, scale, 1.0)
+    q = np.clip(np.rint(wide / safe[:, None]), -127, 127)
+    scale32 = scale.astype(np.float32)
+    residual = np.linalg.norm(wide - q * scale32.astype(np.float64)[:, None], axis=1)
+    norm = np.linalg.norm(wide, axis=1)
+    err = residual + ROUNDING * dim * (2 * norm + residual) + 1e-12
+    out["q"] = q.astype(np.int8)
+    out["scale"] = scale32
+    out["err"] = np.nextafter(err.astype(np.float32), np.float32(np.inf))
+    return out
+
+
+def cosines(vecs: np.ndarray, qvec: np.ndarray, block: int = 64) -> np.ndarray:
+    """`vecs @ qvec` in float32, each row summed on its own in one fixed order (numpy's pairwise
+    sum), so a vector scores the same bits whatever rows it is scored with. A BLAS product sums a
+    matrix's last few rows, or a row alone, in another order than the rest: the same vector (two
+    documents sharing it; a question's few candidates against every row) would then score a bit
+    apart and break a tie the other way."""
+    out = np.empty(len(vecs), dtype=np.float32)
+    q32 = np.asarray(qvec, dtype=np.float32)
+    for i in range(0, len(vecs), block):
+        np.multiply(vecs[i : i + block], q32).sum(axis=1, dtype=np.float32, out=out[i : i + block])
+    return out
 
 
 class VectorCache:
@@ -20,6 +76,7 @@ class VectorCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.model_id, self.dim = model_id, dim
         self.data_path = self.folder / "vectors.f32"
+        self.quick_path = self.folder / "vectors.q8"
         self.db = sqlite3.connect(self.folder / "vectors.db", timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -52,6 +109,7 @@ class VectorCache:
         self.db.execute("DELETE FROM meta")
         self.db.commit()
         self.data_path.unlink(missing_ok=True)
+        self.quick_path.unlink(missing_ok=True)
 
     @property
     def row_bytes(self) -> int:
@@ -114,16 +172,23 @@ class VectorCache:
             fh.write(vecs.tobytes())
             fh.flush()
             os.fsync(fh.fileno())
+        try:
+            self._sync_quick()
+        except (OSError, LockTimeout):
+            pass  # the int8 copy is only a cache of this file: the next reader makes it again
         return start
 
-    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None, gap: int = 16) -> np.ndarray:
+    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None, gap: int = 4, fd: int | None = None
+               ) -> np.ndarray:
         """A dense (len(rows), dim) copy of the given rows (written into `out` when given).
 
         Reads the file in order, one read per run of wanted rows less than `gap` rows apart (at
         most 1 MB), instead of mapping it: mapped pages count in the process's resident memory
         while they are touched, which at 10k topics put 90 MB more on a daemon's peak memory than
         the copy itself. A few hundred scattered rows (a question's candidates) are as many small
-        reads; a whole snapshot's rows, which mostly follow each other, are 1 MB reads.
+        reads, made a megabyte's worth at a time in one list; a whole snapshot's rows, which mostly
+        follow each other, are 1 MB reads. `fd`: read this open file (see `reader`) rather than
+        the file now at `data_path`.
         """
         rows = np.asarray(rows, dtype=np.int64)
         if out is None:
@@ -135,39 +200,151 @@ class VectorCache:
         if wanted[0] < 0:
             raise ValueError(f"no cached vector for row {int(wanted[0])}")
         block = max(1, (1 << 20) // self.row_bytes)
-        # A run ends where the next wanted row is `gap` or more rows on, or a block away from its first.
-        breaks = np.flatnonzero(np.diff(wanted) >= gap) + 1
-        starts = np.concatenate([[0], breaks])
-        ends = np.concatenate([breaks, [len(wanted)]])
-        with open(self.data_path, "rb") as fh:
-            fd = fh.fileno()
-            for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
-                i = lo
-                while i < hi:
-                    first = int(wanted[i])
-                    j = min(hi, int(np.searchsorted(wanted[i:hi], first + block, side="left")) + i)
-                    last = int(wanted[j - 1])
-                    count = (last - first + 1) * self.row_bytes
-                    data = os.pread(fd, count, first * self.row_bytes)
-                    if len(data) != count:
-                        raise ValueError(f"{self.data_path} is shorter than row {last}")
-                    chunk = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
-                    out[order[i:j]] = chunk[wanted[i:j] - first]
-                    i = j
+        # A run ends where the next wanted row is `gap` or more rows on, or in another 1 MB block.
+        run_of = np.concatenate([[0], np.cumsum((np.diff(wanted) >= gap) | (np.diff(wanted // block) != 0))])
+        starts = np.flatnonzero(np.diff(run_of, prepend=-1))
+        first = wanted[starts]
+        last = wanted[np.concatenate([starts[1:], [len(wanted)]]) - 1]
+        size = (last - first + 1) * self.row_bytes
+        before = np.cumsum(size) - size  # bytes of the runs before each, all read in one list
+        batch_of = before // (1 << 20)
+        batches = np.flatnonzero(np.diff(batch_of, prepend=-1)).tolist() + [len(first)]
+        pread = os.pread
+        with open(self.data_path, "rb") if fd is None else contextlib.nullcontext() as fh:
+            source = fh.fileno() if fh is not None else fd
+            assert source is not None
+            for lo, hi in zip(batches[:-1], batches[1:], strict=True):
+                offsets = (first[lo:hi] * self.row_bytes).tolist()
+                data = b"".join([pread(source, n, at) for n, at in zip(size[lo:hi].tolist(), offsets, strict=True)])
+                if len(data) != int(size[lo:hi].sum()):
+                    raise ValueError(f"{self.data_path} is shorter than row {int(last[hi - 1])}")
+                chunk = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
+                i, j = int(starts[lo]), (int(starts[hi]) if hi < len(starts) else len(wanted))
+                run = run_of[i:j]
+                at = (before[run] - before[lo]) // self.row_bytes + wanted[i:j] - first[run]
+                out[order[i:j]] = chunk[at]
         return out
 
-    def mapped(self, rows: int | None = None) -> np.ndarray:
-        """The first `rows` vectors (every whole row on disk when None), mapped read-only rather
-        than copied: a snapshot's vectors cost no heap, their pages are the file's (the kernel can
-        drop them and read them again), and a daemon serving ten vaults holds no ten copies.
+    def cosines(self, rows: np.ndarray, qvec: np.ndarray, fd: int | None = None, batch: int = 64) -> np.ndarray:
+        """`cosines(self.matrix(rows), qvec)`, read and scored `batch` rows at a time into one
+        small buffer rather than a copy of every row at once."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.empty(len(rows), dtype=np.float32)
+        buffer = np.empty((min(batch, len(rows)), self.dim), dtype=np.float32)
+        for i in range(0, len(rows), batch):
+            part = rows[i : i + batch]
+            out[i : i + len(part)] = cosines(self.matrix(part, out=buffer[: len(part)], fd=fd), qvec)
+        return out
 
-        Safe because nothing changes a row once written: `_append` only adds rows (and cuts a torn
-        row after the last whole one, outside any mapping), and `_reset` unlinks the file, which
-        leaves a live mapping its old pages."""
+    def reader(self) -> _Rows:
+        """`matrix` (and `cosines`) on the file as it is now, held open while the reader lives: a
+        snapshot keeps reading its rows after a model change unlinks the file (as a mapping of it
+        would), and reads rows appended since as well."""
+        try:
+            return _Rows(self, os.open(self.data_path, os.O_RDONLY))
+        except FileNotFoundError:
+            return _Rows(self, None)
+
+    # -- the int8 copy ----------------------------------------------------------------------------
+    @property
+    def quick_row_bytes(self) -> int:
+        return quick_dtype(self.dim).itemsize
+
+    def _quick_header(self) -> bytes:
+        return f"SVQ8 1 {self.dim} {self.instance}\n".encode().ljust(QUICK_HEADER, b" ")
+
+    def _quick_lock(self) -> FileLock:
+        return FileLock(self.folder / "vectors.q8.lock", what="embedding cache's int8 copy", timeout=30)
+
+    def quick_rows(self) -> int:
+        """Whole rows in the int8 copy, or -1 when there is none for this cache (missing, or made
+        for another model or an earlier cache: its header names the cache instance)."""
+        try:
+            with open(self.quick_path, "rb") as fh:
+                header = fh.read(QUICK_HEADER)
+                size = os.fstat(fh.fileno()).st_size
+        except FileNotFoundError:
+            return -1
+        if header != self._quick_header():
+            return -1
+        return (size - QUICK_HEADER) // self.quick_row_bytes
+
+    def _sync_quick(self) -> None:
+        """Bring the int8 copy up to the float32 file, under its own lock (two writers must not
+        both append the same rows): rows missing at its end are quantised from the float32 file
+        and appended, a torn last row cut first; a copy that does not fit (another model's, or
+        longer than the float32 file) is made again whole."""
+        with self._quick_lock():
+            rows, have = self.rows_on_disk(), self.quick_rows()
+            if have < 0 or have > rows:
+                self._write_quick(rows)
+                return
+            if have == rows:
+                return
+            with open(self.quick_path, "r+b") as fh:
+                end = QUICK_HEADER + have * self.quick_row_bytes
+                if os.fstat(fh.fileno()).st_size != end:
+                    fh.truncate(end)  # a torn row, after every whole row any mapping covers
+                fh.seek(end)
+                for start in range(have, rows, QUICK_BLOCK):
+                    fh.write(quantise(self.matrix(np.arange(start, min(rows, start + QUICK_BLOCK)))).tobytes())
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def _write_quick(self, rows: int) -> None:
+        """The int8 copy of the first `rows` rows, written aside and renamed over the old one: a
+        mapping of the old file keeps its pages."""
+        tmp = self.quick_path.with_name(f".{self.quick_path.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(self._quick_header())
+                for start in range(0, rows, QUICK_BLOCK):
+                    fh.write(quantise(self.matrix(np.arange(start, min(rows, start + QUICK_BLOCK)))).tobytes())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.quick_path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        fsync_dir(self.folder)
+
+    def quantised(self, rows: int | None = None) -> np.ndarray | None:
+        """The int8 copy of the first `rows` rows (every whole row on disk when None), mapped
+        read-only: row r is cache row r. Made or completed first when it does not hold as many
+        rows as the float32 file (a cache from before it existed, a crash between the two
+        appends); None when that fails, and the caller scores from the float32 file instead.
+
+        Safe to map because nothing changes a row once written: rows are only appended, a torn
+        row is cut after the last whole one (outside any mapping), and a copy made again (or a
+        model change, `_reset`) replaces or unlinks the file, which leaves a live mapping its old
+        pages."""
         rows = self.rows_on_disk() if rows is None else rows
         if rows <= 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.memmap(self.data_path, dtype=np.float32, mode="r", shape=(rows, self.dim))
+            return np.zeros(0, dtype=quick_dtype(self.dim))
+        try:
+            if self.quick_rows() != self.rows_on_disk():
+                self._sync_quick()
+            if self.quick_rows() < rows:
+                return None
+            return np.memmap(self.quick_path, dtype=quick_dtype(self.dim), mode="r", offset=QUICK_HEADER,
+                             shape=(rows,))
+        except (OSError, ValueError, LockTimeout):
+            return None
 
     def close(self) -> None:
         self.db.close()
+
+
+class _Rows:
+    """Rows of one open float32 file (VectorCache.reader; None: the file at its path); the file
+    is closed with the last snapshot reading it."""
+
+    def __init__(self, cache: VectorCache, fd: int | None) -> None:
+        self.cache, self.fd = cache, fd
+        if fd is not None:
+            weakref.finalize(self, os.close, fd)
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        return self.cache.matrix(rows, fd=self.fd)
+
+    def cosines(self, rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+        return self.cache.cosines(rows, qvec, fd=self.fd)

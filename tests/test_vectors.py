@@ -1,0 +1,153 @@
+"""The embedding cache's int8 copy (index/vectors.py, `vectors.q8`): it follows the float32 file
+row for row, is made again when missing, short, torn or another cache's, and a question scored
+through it (Snapshot.nearest, then the float32 rows it could not rule out) gets exactly the
+documents and scores the float32 product gives, on a real vault with the real model."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.synthetic import generate  # noqa: E402
+from sheriff_vault.index.engine import Index  # noqa: E402
+from sheriff_vault.index.snapshot import cosines  # noqa: E402
+from sheriff_vault.index.vectors import QUICK_HEADER, VectorCache, quantise  # noqa: E402
+from sheriff_vault.store.vault import Vault  # noqa: E402
+
+DIM = 16
+
+
+def rows_of(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((n, DIM)) * rng.uniform(0.05, 4, (n, 1))).astype(np.float32)
+
+
+def filled(folder: Path, data: np.ndarray, start: int = 0) -> VectorCache:
+    cache = VectorCache(folder, "model", DIM)
+    cache.ensure([(f"h{i}", str(i)) for i in range(start, len(data))], lambda batch: data[[int(t) for t in batch]],
+                 batch=7)
+    return cache
+
+
+def same_as_float32(cache: VectorCache) -> bool:
+    """Whether the int8 copy on disk holds exactly the quantised float32 rows, no more."""
+    rows = cache.rows_on_disk()
+    body = cache.quick_path.read_bytes()[QUICK_HEADER:]
+    return body == quantise(cache.matrix(np.arange(rows))).tobytes()
+
+
+def test_a_score_from_the_int8_copy_is_within_its_bound_of_the_float32_score():
+    rng = np.random.default_rng(3)
+    data = rows_of(500)
+    data[7] = 0.0
+    data[8] = 1e-30
+    quick = quantise(data)
+    for _ in range(50):
+        q = rng.standard_normal(DIM).astype(np.float32) * rng.uniform(0.1, 10)
+        approx = (quick["q"].astype(np.float32) @ q) * quick["scale"]
+        gap = np.abs(approx.astype(np.float64) - cosines(data, q))
+        assert (gap <= quick["err"] * np.linalg.norm(q)).all()
+    assert np.abs(quick["q"]).max() == 127 and quick["err"].max() < 0.01 * np.linalg.norm(data, axis=1).max()
+
+
+def test_the_int8_copy_follows_the_float32_file_row_for_row(tmp_path):
+    data = rows_of(60)
+    cache = filled(tmp_path, data[:25])
+    assert cache.quick_rows() == 25 and same_as_float32(cache)
+    cache.ensure([(f"h{i}", str(i)) for i in range(25, 60)], lambda batch: data[[int(t) for t in batch]])
+    assert cache.quick_rows() == 60 and same_as_float32(cache)
+    mapped = cache.quantised()
+    assert mapped is not None and len(mapped) == 60 and mapped.tobytes() == quantise(data).tobytes()
+    assert cache.quantised(10) is not None and len(cache.quantised(10)) == 10  # type: ignore[arg-type]
+    VectorCache(tmp_path, "another model", DIM).close()  # a model change removes both files
+    assert not cache.data_path.exists() and not cache.quick_path.exists()
+    assert mapped.tobytes() == quantise(data).tobytes()  # a live mapping keeps its pages
+    cache.close()
+
+
+def test_a_missing_short_torn_or_foreign_int8_copy_is_made_again(tmp_path):
+    data = rows_of(40)
+    cache = filled(tmp_path, data)
+    row = cache.quick_row_bytes
+    whole = cache.quick_path.read_bytes()
+
+    cache.quick_path.unlink()  # missing (a cache from before the copy existed)
+    assert cache.quick_rows() == -1
+    assert cache.quantised() is not None and same_as_float32(cache)
+
+    cache.quick_path.write_bytes(whole[: QUICK_HEADER + 30 * row + row // 2])  # short, a torn last row
+    assert cache.quick_rows() == 30
+    found = cache.quantised()
+    assert found is not None and len(found) == 40 and same_as_float32(cache)
+
+    cache.quick_path.write_bytes(whole[: QUICK_HEADER + 12 * row + 3])  # torn, then rows appended
+    more = rows_of(45, seed=1)
+    cache.ensure([(f"m{i}", str(i)) for i in range(40, 45)], lambda batch: more[[int(t) for t in batch]])
+    assert cache.quick_rows() == 45 and same_as_float32(cache)
+
+    cache.quick_path.write_bytes(whole + whole[QUICK_HEADER:])  # longer than the float32 file
+    assert cache.quantised() is not None and cache.quick_rows() == 45 and same_as_float32(cache)
+
+    other = whole.replace(cache.instance.encode(), b"0" * len(cache.instance))  # another cache's copy
+    cache.quick_path.write_bytes(other + whole[QUICK_HEADER:] * 2)
+    assert cache.quick_rows() == -1
+    assert cache.quantised() is not None and cache.quick_rows() == 45 and same_as_float32(cache)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    cache.close()
+
+
+def test_a_cache_whose_int8_copy_cannot_be_made_is_scored_from_the_float32_file(tmp_path):
+    """No copy (here: a folder where the copy should be): recall still answers, exactly."""
+    syn = generate(tmp_path / "v", 12, seed=2, embedding=False, git=False)
+    from sheriff_vault.index.embed import HashEmbedder
+
+    vault, emb = Vault(syn.root), HashEmbedder(dim=32)
+    vault.config.retrieval.ann_threshold = 0
+    first = Index(vault, emb)
+    try:
+        first.refresh()
+        cache = first.vectors()
+        assert cache is not None and cache.quick_path.exists()
+        qv = emb.encode(["cake party"])[0]
+        want = first.dense(qv, 20)
+        cache.quick_path.unlink()
+        cache.quick_path.mkdir()
+        second = Index(vault, emb)
+        try:
+            snap = second.snapshot()
+            assert snap.quick is None and not snap.held
+            assert second.dense(qv, 20) == want
+        finally:
+            second.close()
+    finally:
+        first.close()
+
+
+def test_two_pass_dense_search_equals_the_exact_product_on_a_real_vault(tmp_path):
+    """The real model's vectors of a synthetic vault: Index.dense (int8 first, float32 for the
+    rows it cannot rule out) returns the documents, order and scores of the float32 product over
+    every row, ties going to the lower row."""
+    syn = generate(tmp_path / "v", 60, seed=11, git=False)
+    vault = Vault(syn.root)
+    vault.config.retrieval.ann_threshold = 0
+    index = Index(vault)
+    try:
+        index.refresh()
+        snap = index.snapshot()
+        assert snap.quick is not None and not snap.held and snap.vectors > 300
+        matrix = snap.all_vectors()
+        pruned = 0
+        for query in syn.queries(25):
+            qvec = index.embed_query(query)
+            assert qvec is not None
+            exact = cosines(matrix, qvec)
+            for k in (1, 10, 50, 200):
+                order = np.lexsort((np.arange(len(exact)), -exact))[:k]
+                assert index.dense(qvec, k) == [(snap.vec_ids[i], float(exact[i])) for i in order]
+            pruned += len(snap.nearest(qvec, 10)) < snap.vectors // 4  # type: ignore[arg-type]
+        assert pruned == 25
+    finally:
+        index.close()
