@@ -346,3 +346,15 @@ def test_actually_before_a_verb_stays_in_the_fact_as_the_mark_of_a_correction():
     assert "actually make that 640" in unit.fact and changes_a_value(unit.body)
     [felt] = units_of("t9", "I really loved the concert in the park.", T0)
     assert "really" not in felt.fact
+
+
+def test_a_moved_date_strikes_the_date_a_sentence_before_it_left(tmp_path: Path):
+    """"Ana can't be back for the 20th. We've moved it to 27 June.": the date the move leaves is
+    named in the sentence before the one that moves it."""
+    later = T0 + dt.timedelta(days=9)
+    new = "Ana can't be back for the 20th (20 June 2026), only the week after. So we've moved it to Saturday 27 June."
+    topic = topic_with(tmp_path, ("t1", "Lena: Booked the river boat for Saturday 20 June, 40 seats.", T0),
+                       ("t2", "Lena: The cake is ordered for Saturday 13 June.", T0), ("t9", f"Lena: {new}", later))
+    unit = Unit(Turn("user", new, later, "t9", "Lena"), 0, new, fact=f"Lena: {new}", at=later)
+    struck = supersede(topic, [unit], "2026-03-18")
+    assert [text for text, _ in struck] == ["Lena: Booked the river boat for Saturday 20 June, 40 seats."]

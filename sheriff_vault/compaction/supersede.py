@@ -334,15 +334,19 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
         return found
     doc = nlp.parse_one(text)
     olds = [o for _, o in pairs]
+
+    def own(found_in: Doc | Span) -> list[Value]:
+        return [v for v in values(found_in) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
+
+    told = own(doc)  # the old date a move leaves may be named a sentence before ("can't do the 20th. Moved to ...")
     batched = False
     for sent in doc.sents:
-        said = [v for v in values(sent) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
-        changed = [v for v in said if "correction" in unit.flags or _changed(doc, v)]
+        changed = [v for v in own(sent) if "correction" in unit.flags or _changed(doc, v)]
         if changed and not batched:  # every older fact is read below: parse them in one batch
             nlp.parse(_body(i.text) for i in older)
             batched = True
         for item in older:
-            if changed and item not in found and _replaces(changed, said, item, text):
+            if changed and item not in found and _replaces(changed, told, item, text):
                 found.append(item)
     return found
 
@@ -374,8 +378,8 @@ def _clause(tok: Token) -> Token:
 
 def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "") -> bool:
     """A changed value gives another value to a slot `item` holds: the same kind, another value,
-    and the same slot; or, for a date whose clause names no slot, the sentence names the item's
-    date too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now");
+    and the same slot; or, for a date whose clause names no slot, the fact names the item's date
+    too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now");
     or, for an amount whose clause names no slot of the item's ("it's 95 now", "so that's 1,400 then"),
     the item's one amount near it, on a line about the same thing (`_unnamed_amount`)."""
     held = values(nlp.parse_one(_body(item.text)))
