@@ -145,9 +145,9 @@ def test_a_judgement_an_adverbial_a_greeting_or_a_date_is_no_opening_title(first
 def test_a_value_the_subject_replaced_is_not_its_title():
     """A subject whose painkiller was changed ("off the ibuprofen, on naproxen") is not titled by the
     old value, however often it was said; the next best phrase names it."""
-    texts = ["Taking ibuprofen for my back pain, 400 mg three times a day.",
-             "Ibuprofen again today, the back pain is still there in the mornings.",
-             "The GP took me off the ibuprofen and put me on naproxen for the back pain."]
+    texts = ["On ibuprofen for the sore knee, 200 mg with every meal.",
+             "Ibuprofen again today, the knee still aches on the stairs.",
+             "The doctor swapped the ibuprofen for naproxen, the sore knee is easing."]
     other = [["The garden shed needs a new roof before winter."]]
     assert name_subject(texts, other, set()).name == "Ibuprofen"
     renamed = name_subject(texts, other, set(), replaced={"ibuprofen"})

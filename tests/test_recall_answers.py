@@ -402,11 +402,12 @@ def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
     the fact, recall's excerpt keeps that head before the sentences nearest the question."""
     from sheriff_vault.text import correction_lead, excerpt
 
-    fact = ("Jonas: " + correction_lead("friday 3 April", "Friday 27 March") + "Quick update on the friday thing. "
-            "Kev says they double-booked the 27th, so we're on friday 3 april now, same times. "
-            "(Assistant: Updated: the gig at the Blue Lantern moves to Friday 3 April, same times.)")
-    shown = excerpt(fact, "When is the band's gig at the Blue Lantern?")
-    assert shown.startswith("Jonas: Friday 3 April, not Friday 27 March: ") and len(shown) <= 160
-    assert shown.index("3 April") < shown.index("27 March")
-    plain = excerpt("Jonas: " + fact[fact.index("Quick"):], "When is the band's gig at the Blue Lantern?")
-    assert not plain.startswith("Jonas: Friday 3 April")
+    fact = ("Mira: " + correction_lead("sunday 9 May", "Sunday 2 May") + "News on the choir weekend. "
+            "The hall had a wedding booked on the 2nd, so we sing on sunday 9 may now, same programme. "
+            "(Assistant: Noted: the choir concert at St Anne's hall is now on Sunday 9 May.)")
+    question = "When is the choir concert at St Anne's hall?"
+    shown = excerpt(fact, question)
+    assert shown.startswith("Mira: Sunday 9 May, not Sunday 2 May: ") and len(shown) <= 160
+    assert shown.index("9 May") < shown.index("2 May")
+    plain = excerpt("Mira: " + fact[fact.index("News"):], question)
+    assert not plain.startswith("Mira: Sunday 9 May")
