@@ -397,9 +397,10 @@ def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "
 
 
 def _unnamed_amount(new: Value, was: Value, held: list[Value]) -> bool:
-    """A new amount whose clause names no noun it is the value of, said with change language, for an
-    old one that counts nothing either, the only such amount its line holds, within a factor of two of it: a corrected
-    price, claim or sum moves by some part of itself, not by orders of magnitude."""
+    """A new amount whose clause names no noun it is the value of, said with change language, for
+    an old one that counts nothing either, the only such amount its line holds, within a factor of
+    two of it: a corrected price, claim or sum moves by some part of itself, not by orders of
+    magnitude."""
     if new.kind != "number" or new.named or new.counted or was.counted:
         return False
     if not new.slot <= was.slot:
