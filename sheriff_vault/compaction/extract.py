@@ -21,7 +21,7 @@ from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.progress import in_progress
 from sheriff_vault.compaction.subjects import DIFFERENT, SWITCH, Subject, find_subjects
-from sheriff_vault.compaction.supersede import LEAD, value_pairs
+from sheriff_vault.compaction.supersede import replaced_values
 from sheriff_vault.compaction.units import Unit, make_units, name_words
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
@@ -175,9 +175,8 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
     first = cand.units[0].turn if cand.units else None
     said = first.content if first is not None and first.role == "user" else None
-    replaced = {old for u in cand.units for _, old in [*u.corrects, *value_pairs(LEAD.sub("", u.fact or u.text, 1))]}
     title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said,
-                         replaced)
+                         replaced_values(cand.units))
     # whose subject it is: a person named in the transcript, never a role ("User")
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
     top = named.most_common(1)

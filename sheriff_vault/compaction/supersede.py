@@ -335,13 +335,13 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     doc = nlp.parse_one(text)
     olds = [o for _, o in pairs]
 
-    def own(found_in: Doc | Span) -> list[Value]:
-        return [v for v in values(found_in) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
-
-    told = own(doc)  # the old date a move leaves may be named a sentence before ("can't do the 20th. Moved to ...")
+    # the whole fact's values: the old date a move leaves may be named a sentence before ("can't do
+    # the 20th. Moved to ...")
+    told = [v for v in values(doc) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
     batched = False
     for sent in doc.sents:
-        changed = [v for v in own(sent) if "correction" in unit.flags or _changed(doc, v)]
+        changed = [v for v in told if sent.start_char <= v.start < sent.end_char
+                   and ("correction" in unit.flags or _changed(doc, v))]
         if changed and not batched:  # every older fact is read below: parse them in one batch
             nlp.parse(_body(i.text) for i in older)
             batched = True
@@ -349,6 +349,12 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
             if changed and item not in found and _replaces(changed, told, item, text):
                 found.append(item)
     return found
+
+
+def replaced_values(units: Sequence[Unit]) -> set[str]:
+    """The old values these units' corrections name as replaced, by construction or by an echo
+    ("naproxen, not ibuprofen": ibuprofen)."""
+    return {old for u in units for _, old in [*u.corrects, *value_pairs(_body(u.fact or u.text))]}
 
 
 def changes_a_value(text: str) -> bool:
