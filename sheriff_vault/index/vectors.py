@@ -14,6 +14,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -286,10 +287,7 @@ class VectorCache:
                 if os.fstat(fh.fileno()).st_size != end:
                     fh.truncate(end)  # a torn row, after every whole row any mapping covers
                 fh.seek(end)
-                for start in range(have, rows, QUICK_BLOCK):
-                    fh.write(quantise(self.matrix(np.arange(start, min(rows, start + QUICK_BLOCK)))).tobytes())
-                fh.flush()
-                os.fsync(fh.fileno())
+                self._quantise_into(fh, have, rows)
 
     def _write_quick(self, rows: int) -> None:
         """The int8 copy of the first `rows` rows, written aside and renamed over the old one: a
@@ -298,14 +296,18 @@ class VectorCache:
         try:
             with open(tmp, "wb") as fh:
                 fh.write(self._quick_header())
-                for start in range(0, rows, QUICK_BLOCK):
-                    fh.write(quantise(self.matrix(np.arange(start, min(rows, start + QUICK_BLOCK)))).tobytes())
-                fh.flush()
-                os.fsync(fh.fileno())
+                self._quantise_into(fh, 0, rows)
             os.replace(tmp, self.quick_path)
         finally:
             tmp.unlink(missing_ok=True)
         fsync_dir(self.folder)
+
+    def _quantise_into(self, fh: BinaryIO, start: int, stop: int) -> None:
+        """Rows `start` to `stop` of the float32 file, quantised a block at a time, written and synced."""
+        for first in range(start, stop, QUICK_BLOCK):
+            fh.write(quantise(self.matrix(np.arange(first, min(stop, first + QUICK_BLOCK)))).tobytes())
+        fh.flush()
+        os.fsync(fh.fileno())
 
     def quantised(self, rows: int | None = None) -> np.ndarray | None:
         """The int8 copy of the first `rows` rows (every whole row on disk when None), mapped
