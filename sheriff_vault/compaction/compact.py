@@ -37,7 +37,7 @@ from sheriff_vault.compaction.subjects import exchange_texts
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
-from sheriff_vault.store import journal
+from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.guard import scan
@@ -153,19 +153,23 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
     names = _topic_names(snap, changes)
+    moved = {c.renamed_from.rsplit("/", 1)[-1].removesuffix(".md") for c in changes.values()
+             if c.renamed_from and c.renamed_from != c.topic.rel}
     for change in changes.values():
-        change.topic.sync_related(names)
+        change.topic.sync_related(names, moved)
     extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
     result.placement = _placement(extraction, changes)
     result.compacted, result.kept = len(part), len(tail)
     files = _files(vault, result, extraction, changes, guarded, snap, conv_rel, now)
+    relinked = _relinked(vault, snap, changes, names, moved)
+    files.update({rel: data for rel, (_, data) in relinked.items()})
     log.info("sleep %s subjects: %s", result.sleep_id, json.dumps(extraction.subjects)[:2000])
     if dry_run:
         return result
     faults.point("sleep:planned")
     with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
-        merged = _write(vault, files, changes, conv_rel, now, tx, names)
+        merged = _write(vault, files, changes, conv_rel, now, tx, names, {r: b for r, (b, _) in relinked.items()})
         faults.point("sleep:written")
         result.notes += [f"{rel} changed on disk while sleeping; merged with your edit" for rel in merged]
         for rel, text in guarded.quarantine.items():
@@ -182,6 +186,29 @@ def _topic_names(snap: Snapshot, changes: dict[str, Change]) -> Callable[[str], 
     names = {row.topic_id: (row.slug, row.name) for row in snap.topics.values()}
     names |= {c.topic.id: (c.topic.slug, c.topic.name) for c in changes.values()}
     return names.get
+
+
+def _relinked(vault: Vault, snap: Snapshot, changes: dict[str, Change],
+              names: Callable[[str], tuple[str, str] | None], moved: set[str]) -> dict[str, tuple[bytes, bytes]]:
+    """The topics this sleep does not touch whose `## Related` links name a file it renamed:
+    path -> (as read, with the links to the new file), so no link is left pointing at nothing."""
+    if not moved:
+        return {}
+    renamed = {c.topic.id for c in changes.values() if c.renamed_from and c.renamed_from != c.topic.rel}
+    ids = {e["id"] for c in changes.values() if c.topic.id in renamed for e in c.topic.related}
+    touched = {c.topic.rel for c in changes.values()} | {c.renamed_from for c in changes.values()}
+    out: dict[str, tuple[bytes, bytes]] = {}
+    for row in snap.topics.values():
+        if row.topic_id not in ids or row.path in touched or not (vault.root / row.path).is_file():
+            continue
+        try:
+            before = (vault.root / row.path).read_bytes()
+            topic = Topic.parse(before.decode("utf-8"), vault.root / row.path, row.path)
+        except (OSError, UnicodeDecodeError, VaultError):
+            continue
+        if topic.sync_related(names, moved):
+            out[row.path] = (before, topic.render().encode())
+    return out
 
 
 def _placement(extraction: Extraction, changes: dict[str, Change]) -> list[dict]:
@@ -269,6 +296,8 @@ def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: d
         files[ev_rel] = _event_file(change, now, conv_rel).encode()
         result.events.append(ev_rel)
         files[change.topic.rel] = change.topic.render().encode()
+        if change.renamed_from and change.renamed_from != change.topic.rel:
+            files[change.renamed_from] = None
         entry = {"id": change.topic.id, "name": change.topic.name, "path": change.topic.rel, "summary": change.short()}
         (result.created if change.created else result.updated).append(entry)
     result.conversation, result.wake = conv_rel, wake_rel
@@ -355,6 +384,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
         topic = new_topics.get(path) or vault.topics.load(vault.root / path)
         change = Change(topic, path in new_topics, groups[path])
         apply(topic, groups[path], change, conv_rel, now, cfg.sleep, tz, _skill_success(extraction, groups[path]))
+        _rename(vault, change, taken)
         changes[path] = change
     by_name = {n: (t.topic_id, t.path) for t in targets for n in t.names}
     depends: dict[str, list[tuple[str, str]]] = {}
@@ -370,14 +400,48 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     return changes, order
 
 
-def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
-    from sheriff_vault.store.topics import new_topic, path_id, slugify
+def _file_name(title: str, taken: set[str]) -> str:
+    from sheriff_vault.store.topics import slugify
 
-    base = slugify(cand.name)
+    base = slugify(title)
     name, n = f"{base}.md", 2
     while name in taken:
         name, n = f"{base}-{n}.md", n + 1
     taken.add(name)
+    return name
+
+
+def _rename(vault: Vault, change: Change, taken: set[str]) -> None:
+    """A topic whose subject outgrew the name a sleep gave it (extract._renamed) takes the better
+    name, its file moved to match in this sleep's commit. A name a person chose, or a file they
+    named, is theirs and stays."""
+    new = next((c.rename for c in change.candidates if c.rename), "")
+    if not new or change.created or not named_by_sleep(vault, change.topic.rel, change.topic.name):
+        return
+    change.renamed_from, change.old_name = change.topic.rel, change.topic.name
+    file = _file_name(new, taken)
+    change.topic.rename(new, change.topic.rel if file == change.topic.path.name else f"topics/{file}")
+
+
+def named_by_sleep(vault: Vault, rel: str, name: str) -> bool:
+    """Whether a sleep commit made the file `rel` and it still holds the name that commit gave it:
+    a person's edit of the name, a file they made or moved, or a file outside git is theirs."""
+    made = gitlog.log(vault.root, rel)
+    if not made or journal.trailer("sleep", "") not in made[-1].body:
+        return False
+    first = gitlog.show_file(vault.root, made[-1].sha, rel)
+    if first is None or rel in gitlog.dirty_paths(vault.root):
+        return False
+    try:
+        return Topic.parse(first, vault.root / rel, rel).name == name
+    except VaultError:
+        return False
+
+
+def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
+    from sheriff_vault.store.topics import new_topic, path_id
+
+    name = _file_name(cand.name, taken)
     first = min(u.at for u in cand.units)
     return new_topic(vault.root / "topics" / name, cand.name, one_liner=cand.one_liner, now=first,
                      topic_id=path_id(f"topics/{name}"),
@@ -448,8 +512,10 @@ def _event_file(change: Change, now: dt.datetime, conv_rel: str) -> str:
 
 def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Change], conv_rel: str,
            now: dt.datetime, tx: journal.Transaction,
-           names: Callable[[str], tuple[str, str] | None] = lambda _: None) -> list[str]:
-    """Write every planned file; a topic a person edited since we read it is re-read and merged."""
+           names: Callable[[str], tuple[str, str] | None] = lambda _: None,
+           read: dict[str, bytes] | None = None) -> list[str]:
+    """Write every planned file; a topic a person edited since we read it is re-read and merged.
+    `read`: what other files held when planned; one a person changed since keeps their version."""
     cfg, tz = vault.config, vault.config.timezone
     merged = []
     half = len(files) // 2
@@ -457,20 +523,30 @@ def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Chan
         if n == half:
             faults.point("sleep:half-written")
         change = next((c for c in changes.values() if c.topic.rel == rel), None)
-        if change is not None and not change.created and change.topic.path.exists():
-            on_disk = change.topic.path.read_bytes()
+        read_from = change.renamed_from or rel if change is not None else rel
+        if change is not None and not change.created and (vault.root / read_from).exists():
+            on_disk = (vault.root / read_from).read_bytes()
             if on_disk.decode("utf-8", "replace") != change.topic._orig_text:
-                fresh = vault.topics.load(change.topic.path)
+                fresh = vault.topics.load(vault.root / read_from)
                 redo = Change(fresh, False, change.candidates)
                 apply(fresh, change.candidates, redo, conv_rel, now, cfg.sleep, tz)
                 for dst_id, kind, weight in change.edge_ops:
                     fresh.link(dst_id, kind, weight)
+                if change.renamed_from and fresh.name == change.old_name:
+                    fresh.rename(change.topic.name, rel)
                 fresh.sync_related(names)
                 data = fresh.render().encode()
-                tx.merged(rel, on_disk, data)
-                merged.append(rel)
+                if read_from == rel:
+                    tx.merged(rel, on_disk, data)
+                else:  # a rollback gives back their edit under the old name, and the new file goes
+                    tx.merged(read_from, on_disk, None)
+                merged.append(read_from)
+        if read and rel in read and (not (vault.root / rel).is_file() or (vault.root / rel).read_bytes() != read[rel]):
+            continue
         if data is not None:
             atomic_write(vault.root / rel, data)
+        elif (vault.root / rel).exists():
+            (vault.root / rel).unlink()
     return merged
 
 

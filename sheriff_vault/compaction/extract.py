@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sheriff_vault.compaction.echo import fold_echoes
-from sheriff_vault.compaction.naming import name_subject, possessive
+from sheriff_vault.compaction.naming import name_subject, outgrown, possessive
 from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.progress import in_progress
@@ -47,6 +47,7 @@ class Candidate:
     owner: str = ""
     distinct: bool = False  # the person said it is a different thing from one talked about before
     existing: str = ""  # the vault topic (path) this subject continues (prior.py)
+    rename: str = ""  # a better name for `existing`, whose subject this slice has outgrown its name
 
     @property
     def corrected(self) -> bool:
@@ -99,11 +100,24 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
         _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
                   [c.vector for c in candidates if c is not cand and c.vector is not None], _opening(cand, by_id))
         if cand.existing in names:  # a topic keeps its name; what this slice calls it is no alias of it
+            cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode)
             cand.name, cand.aliases = names[cand.existing].name, []
     total = sum(c.salience for c in candidates) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(candidates, key=lambda c: -c.salience)]
     return Extraction(candidates, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects, trace)
+
+
+def _renamed(cand: Candidate, prior: PriorTopic, texts: list[list[str]], i: int, humans: set[str],
+             encode: Callable[[list[str]], np.ndarray]) -> str:
+    """A better name for the topic `cand` continues, named over all it says, when this slice at least
+    doubles what the topic holds and its name has been outgrown (naming.outgrown); '' otherwise.
+    Whether a person chose the name is the sleep's to check (compact.py), not the slice's."""
+    if len(cand.units) < len(prior.texts):
+        return ""
+    whole = name_subject(list(prior.texts) + texts[i], texts[:i] + texts[i + 1:],
+                         name_words(humans | {"Assistant"}), encode, cand.vector)
+    return outgrown(prior.name, whole)
 
 
 def _turn_texts(cand: Candidate, by_id: dict[str, Turn]) -> list[str]:

@@ -69,13 +69,16 @@ class Change:
     edges: list[str] = field(default_factory=list)
     edge_ops: list[tuple[str, str, float]] = field(default_factory=list)
     utility_before: float = 0.0
+    renamed_from: str = ""  # the topic's path before this sleep renamed it (its old name is an alias)
+    old_name: str = ""
 
     @property
     def turn_ids(self) -> list[str]:
         return list(dict.fromkeys(t for c in self.candidates for t in c.turn_ids))
 
     def summary(self) -> list[str]:
-        lines = [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
+        lines = [f"renamed from: {self.old_name} ({self.renamed_from})"] if self.renamed_from else []
+        lines += [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
         lines += [f"+ event: {e}" for e in self.events] + [f"closed loop: {c}" for c in self.closed]
         lines += [f"superseded: {s}" for s in self.superseded]
         lines += [f"+ alias: {a}" for a in self.aliases] + [f"number: {n}" for n in self.numbers]
@@ -83,7 +86,7 @@ class Change:
         return lines
 
     def short(self) -> str:
-        parts = []
+        parts = [f"renamed from {self.old_name}"] if self.renamed_from else []
         for label, items in (("facts", self.facts), ("loops", self.loops), ("events", self.events),
                              ("aliases", self.aliases), ("numbers", self.numbers), ("links", self.edges)):
             if items:

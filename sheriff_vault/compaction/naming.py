@@ -138,6 +138,17 @@ def _names(doc: Doc) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def outgrown(name: str, whole: Title) -> str:
+    """The better name for a topic whose subject has grown, when its name no longer names either of
+    the two phrases that lead the whole subject (`whole`, named over its old and new lines): "New
+    Client" for what became a brewery's logo. A name that still names part of the subject stays
+    ("Dog Adoption" beside "Adoption Fee"), so names do not churn. '' when it stays."""
+    if not whole.name or whole.name.lower() == name.lower():
+        return ""
+    leading = {stem(w.lower()) for phrase in whole.phrases[:2] for w in phrase.split()}
+    return "" if {stem(w.lower()) for w in name.split()} & leading else whole.name
+
+
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
     """A one-word title that a well-placed longer phrase ends in takes that phrase: "Party" said
     with "birthday party" is the birthday party, as a person would title the note."""

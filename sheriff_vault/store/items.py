@@ -298,6 +298,15 @@ class Body:
                                          for i, r in enumerate(block)]
         return replace(new, line=old.line, raw=rendered)
 
+    def retitle(self, old: str, new: str) -> bool:
+        """The `# old` heading that titles the note, as `# new`; False when no line is exactly that
+        (a person retitled or removed it: theirs stays)."""
+        for i, line in enumerate(self.lines):
+            if line.rstrip("\r\n") == f"# {old}":
+                self.lines[i] = f"# {new}" + line[len(line.rstrip("\r\n")):]
+                return True
+        return False
+
     def remove_item(self, old: Item) -> None:
         """Delete one item line (a fact a person asked to remove; git keeps it)."""
         index = old.line - self.first_line

@@ -53,7 +53,7 @@ class Transaction:
         mark(self.vault, "committed", commit=self.commit_sha)
         return self.commit_sha
 
-    def merged(self, rel: str, before: bytes, after: bytes) -> None:
+    def merged(self, rel: str, before: bytes, after: bytes | None) -> None:
         merged(self.vault, rel, before, after)
 
 
@@ -116,12 +116,13 @@ def mark(vault: Vault, phase: str, **extra: Any) -> None:
     atomic_write(path(vault), json.dumps(record, indent=1))
 
 
-def merged(vault: Vault, rel: str, before: bytes, after: bytes) -> None:
+def merged(vault: Vault, rel: str, before: bytes, after: bytes | None) -> None:
     """A person edited `rel` while the change ran and the change merged their edit: a rollback now
-    gives back their edit (`before`), and the file is the change's once it holds `after`."""
+    gives back their edit (`before`), and the file is the change's once it holds `after` (None: once
+    it is gone, their edit merged into the file it was renamed to)."""
     _keep(vault, rel, before)
     record = json.loads(path(vault).read_text())
-    record["files"][rel] = sha1(after)
+    record["files"][rel] = sha1(after) if after is not None else None
     record["merged"] = sorted({*record.get("merged", []), rel})
     record["backups"] = sorted({*record.get("backups", []), rel})
     atomic_write(path(vault), json.dumps(record, indent=1))

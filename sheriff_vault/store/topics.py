@@ -322,6 +322,17 @@ class Topic:
         mdfile.seq_append(self.meta["aliases"], alias)
         return True
 
+    def rename(self, name: str, rel: str) -> None:
+        """Call the topic `name` and move it to `rel` (vault-relative; written there on save): the old
+        name stays an alias, so a search or a link by it still finds the topic, and the note's own
+        `# heading` follows."""
+        old = self.name
+        self.set("name", name.strip())
+        self.add_alias(old)
+        self.body.retitle(old, name.strip())
+        self.path = self.path.parents[len(Path(self.rel).parts) - 1] / rel
+        self.rel = rel
+
     def add_item(self, item: Item) -> Item:
         return self.body.add(item)
 
@@ -421,10 +432,11 @@ class Topic:
         """Every `[[target]]`, `[[target|alias]]`, `[[target#heading]]` in the body (not in code)."""
         return links.find(self.body)
 
-    def sync_related(self, names: Callable[[str], tuple[str, str] | None]) -> bool:
+    def sync_related(self, names: Callable[[str], tuple[str, str] | None], moved: Iterable[str] = ()) -> bool:
         """Rewrite the body's `## Related` section from the `related` edges, as `[[slug|Name]]` lines
-        (`names` maps a topic id to its slug and name; an id it does not know gets no line). Only
-        the section's link lines change; returns whether the body changed."""
+        (`names` maps a topic id to its slug and name; an id it does not know gets no line; `moved`:
+        slugs of topics renamed since, whose old lines are ours to replace). Only the section's link
+        lines change; returns whether the body changed."""
         wanted: list[tuple[str, str]] = []
         for edge in self.related:
             found = names(edge["id"])
@@ -434,6 +446,7 @@ class Topic:
         for edge in self._orig_edges():
             if (had := names(edge["id"])) is not None:
                 ours.add(had[0])
+        ours |= set(moved)
         return links.set_related(self.body, wanted, ours)
 
     def _orig_edges(self) -> list[dict]:
