@@ -111,6 +111,16 @@ def set_daemon_settings(vault: Vault, **settings: object) -> Vault:
     return Vault(vault.root)
 
 
+def committed_hash_vault(tmp_path: Path, tail_turns: int) -> Path:
+    """A hash-embedder vault whose sleeps keep `tail_turns` turns, its settings committed (a sleep
+    commits only its own files, so an uncommitted vault.yaml would stay dirty beside it)."""
+    root = use_hash_embedder(init_vault(tmp_path / "vault").vault).root
+    cfg = root / "vault.yaml"
+    cfg.write_text(cfg.read_text().replace("tail_turns: 20 ", f"tail_turns: {tail_turns:<2d} "))
+    git(root, "commit", "-qam", "settings")
+    return root
+
+
 @pytest.fixture
 def hash_vault(tmp_path: Path) -> Vault:
     """A fresh vault whose embeddings come from the hash embedder, never the model."""

@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import git, run_vault, use_hash_embedder
+from conftest import committed_hash_vault, git, run_vault
 
 from sheriff_vault.compaction.naming import Title, outgrown
 from sheriff_vault.store.topics import Topic, new_topic, slugify
-from sheriff_vault.store.vault import init_vault
 
 FIRST = [("A new customer wants a sign for her shop.", "Noted.")]
 # the second session never says "customer": what the subject turned out to be
@@ -27,11 +26,7 @@ OTHER = [("Separately, my bike chain snapped on the hill climb, so the bike need
 
 
 def make_vault(tmp_path: Path) -> Path:
-    root = use_hash_embedder(init_vault(tmp_path / "vault").vault).root
-    cfg = root / "vault.yaml"
-    cfg.write_text(cfg.read_text().replace("tail_turns: 20 ", "tail_turns: 0  "))
-    git(root, "commit", "-qam", "settings")
-    return root
+    return committed_hash_vault(tmp_path, 0)
 
 
 def sleep(root: Path, name: str, day: str, pairs: list[tuple[str, str]]) -> dict:

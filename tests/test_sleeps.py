@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git, run_vault, use_hash_embedder
+from conftest import committed_hash_vault, git, run_vault
 
 from sheriff_vault.store.sleeps import resolve_time
-from sheriff_vault.store.vault import Vault, init_vault
+from sheriff_vault.store.vault import Vault
 from sheriff_vault.timewin import parse_instant
 
 
@@ -26,11 +26,7 @@ def conversation(prefix: str, day: str, lines: list[str]) -> str:
 
 
 def make_vault(tmp_path: Path) -> Path:
-    root = use_hash_embedder(init_vault(tmp_path / "vault").vault).root
-    cfg = root / "vault.yaml"
-    cfg.write_text(cfg.read_text().replace("tail_turns: 20 ", "tail_turns: 2  "))
-    git(root, "commit", "-qam", "settings")
-    return root
+    return committed_hash_vault(tmp_path, 2)
 
 
 def sleep(root: Path, name: str, day: str, lines: list[str], now: str) -> dict:
