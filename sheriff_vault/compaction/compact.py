@@ -416,14 +416,14 @@ def _rename(vault: Vault, change: Change, taken: set[str]) -> None:
     name, its file moved to match in this sleep's commit. A name a person chose, or a file they
     named, is theirs and stays."""
     new = next((c.rename for c in change.candidates if c.rename), "")
-    if not new or change.created or not named_by_sleep(vault, change.topic.rel, change.topic.name):
+    if not new or change.created or not _named_by_sleep(vault, change.topic.rel, change.topic.name):
         return
     change.renamed_from, change.old_name = change.topic.rel, change.topic.name
     file = _file_name(new, taken)
     change.topic.rename(new, change.topic.rel if file == change.topic.path.name else f"topics/{file}")
 
 
-def named_by_sleep(vault: Vault, rel: str, name: str) -> bool:
+def _named_by_sleep(vault: Vault, rel: str, name: str) -> bool:
     """Whether a sleep commit made the file `rel` and it still holds the name that commit gave it:
     a person's edit of the name, a file they made or moved, or a file outside git is theirs."""
     made = gitlog.log(vault.root, rel)

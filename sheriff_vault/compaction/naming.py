@@ -141,8 +141,8 @@ def _names(doc: Doc) -> list[str]:
 def outgrown(name: str, whole: Title) -> str:
     """The better name for a topic whose subject has grown, when its name no longer names either of
     the two phrases that lead the whole subject (`whole`, named over its old and new lines): "New
-    Client" for what became a brewery's logo. A name that still names part of the subject stays
-    ("Dog Adoption" beside "Adoption Fee"), so names do not churn. '' when it stays."""
+    Customer" for what became a bakery's window sign. A name that still names part of the subject
+    stays ("Bike Repair" beside "Repair Bill"), so names do not churn. '' when it stays."""
     if not whole.name or whole.name.lower() == name.lower():
         return ""
     leading = {stem(w.lower()) for phrase in whole.phrases[:2] for w in phrase.split()}
