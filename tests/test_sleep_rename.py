@@ -65,6 +65,15 @@ def test_a_topic_that_outgrew_its_name_is_renamed_in_the_sleep_commit(tmp_path: 
     found = run_vault("recall", made["name"], "--json", cwd=root)
     assert found.returncode == 0, found.stderr
     assert now["path"] in found.stdout
+    # its history runs back across the move to the sleep that made it, by either name
+    for ref in (now["name"], made["name"]):
+        shown = run_vault("history", ref, "--json", cwd=root)
+        assert shown.returncode == 0, shown.stderr
+        entries = json.loads(shown.stdout)
+        entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+        assert [e["sha"] for e in entries] == [second["commit"], first["commit"]]
+        assert entries[0]["status"] == "renamed" and entries[0]["previous_path"] == made["path"]
+        assert entries[1]["status"] == "created" and entries[1]["path"] == made["path"]
 
 
 def test_a_name_a_person_gave_stays(tmp_path: Path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import time
 import warnings
@@ -148,13 +149,15 @@ def _deleted_topic(root: Path, ref: str) -> str | None:
     return None
 
 
-def _follow(root: Path, path: str, limit: int | None,
-            now: dt.datetime | None = None) -> list[tuple[gitlog.CommitInfo, str, str, str]]:
-    """(commit, status letter, path before, path after) for each commit touching path, across renames."""
+def _follow(root: Path, path: str, limit: int | None, now: dt.datetime | None = None,
+            start: str = "HEAD") -> list[tuple[gitlog.CommitInfo, str, str, str]]:
+    """(commit, status letter, path before, path after) for each commit touching path, across renames:
+    the ones git finds, and a sleep's, which says in its commit what it renamed (git pairs two files
+    only when they are alike enough, and a sleep that renames a topic has often doubled it)."""
     if not gitlog.head(root):
         return []
     args = ["log", "--follow", "-M", "--name-status", _FMT, *_until(now), *([f"-n{limit}"] if limit else []),
-            "HEAD", "--", path]
+            start, "--", path]
     rows, current = [], path
     for rec in gitlog._run(root, *args).split(_REC):
         lines = [line for line in rec.splitlines() if line.strip()]
@@ -167,7 +170,21 @@ def _follow(root: Path, path: str, limit: int | None,
             old = parts[1] if status in "RC" else new
         rows.append((info, status, old, new))
         current = old
+    if rows and rows[-1][1] == "A" and (limit is None or len(rows) < limit):
+        info, _, _, added = rows[-1]
+        before = _renamed_by_sleep(root, info.sha, added)
+        if before:
+            rows[-1] = (info, "R", before, added)
+            rows += _follow(root, before, limit - len(rows) if limit else None, now, f"{info.sha}~1")
     return rows
+
+
+def _renamed_by_sleep(root: Path, sha: str, path: str) -> str | None:
+    """The path a sleep's commit `sha` moved the topic now at `path` from, as its message says
+    (compaction/merge.py Change.summary: "renamed from: Old name (topics/old.md)")."""
+    body = gitlog._run(root, "log", "-1", "--format=%b", sha)
+    m = re.search(rf"^\S+ {re.escape(path)} \(.*\n\s+renamed from: .* \((topics/[^()\n]+\.md)\)$", body, re.M)
+    return m.group(1) if m else None
 
 
 def _until(now: dt.datetime | None) -> list[str]:
