@@ -23,6 +23,24 @@ def test_the_pipeline_loads_once_and_parses_are_cached() -> None:
     assert nlp.DEFAULT_PIPELINE in nlp.loaded()
 
 
+def _reading(doc) -> list[tuple]:
+    return [(t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.lemma_, t.is_sent_start) for t in doc]
+
+
+def test_a_parse_without_entities_reads_the_same_and_gains_them_when_asked() -> None:
+    text = "Priya moved the Lisbon offsite from 12 May to 19 May, and the budget is now 4,000 EUR."
+    other = "Priya moved the Porto offsite from 12 May to 19 May, and the budget is now 4,000 EUR."
+    full = nlp.pipeline()(text)
+    bare = nlp.parse_one(text, entities=False)
+    assert _reading(bare) == _reading(full) and not bare.ents
+    again = nlp.parse_one(text)
+    assert again is bare  # the cached parse gained its entities in place
+    assert [(e.text, e.label_) for e in again.ents] == [(e.text, e.label_) for e in full.ents] != []
+    assert [t.ent_type_ for t in again] == [t.ent_type_ for t in full]
+    assert nlp.parse_one(text, entities=False) is again  # a parse with entities serves a caller without
+    assert "Porto" in {e.text for e in nlp.parse_one(other).ents}  # another text is parsed, not served
+
+
 def test_stop_words_are_spacys_own() -> None:
     words = nlp.stop_words()
     assert {"the", "and", "because", "whereas"} <= words

@@ -179,7 +179,7 @@ def is_echo(sent: str, previous_user: str, said_numbers: set[str], said_words: s
 def acknowledges(text: str) -> bool:
     """The sentence opens or closes on an acknowledgement: one or two words set off by punctuation
     that name no thing ("Noted:", "Got it,", "Okay.", "..., got it.")."""
-    doc = nlp.parse_one(text.strip())
+    doc = nlp.parse_one(text.strip(), entities=False)
     words = [t for t in doc if not t.is_space]
     # a mark that sets words off stands before a space or at the end: "--since", "V=2" set off nothing
     cut = [i for i, t in enumerate(words) if t.is_punct and (t.whitespace_ or t.i == len(doc) - 1)]
@@ -193,7 +193,7 @@ def adds(text: str) -> bool:
     """The sentence adds advice, a judgement or a plan of the assistant's own: a modal of advice
     ("you should"), a first person who will do or recommends ("I'll", "I suggest"), or a hedge
     ("maybe", "usually"). A command says something new only in its words (adds_enough)."""
-    for t in nlp.parse_one(text):
+    for t in nlp.parse_one(text, entities=False):
         subject = next((c for c in t.children if c.dep_ == "nsubj"), None)
         if t.tag_ == "MD" and (t.lower_ in _ADVISING or (t.head.pos_ == "VERB" and _first_person(t.head))):
             return True

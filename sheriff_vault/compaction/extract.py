@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheriff_vault import nlp
 from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.naming import name_subject, outgrown, possessive
 from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.progress import in_progress
 from sheriff_vault.compaction.subjects import DIFFERENT, SWITCH, Subject, find_subjects
-from sheriff_vault.compaction.supersede import replaced_values
+from sheriff_vault.compaction.supersede import read_ahead, replaced_values
 from sheriff_vault.compaction.units import Unit, make_units, name_words
+from sheriff_vault.index.embed import ahead
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
 from sheriff_vault.text import content_words, proper_names, truncate
@@ -90,11 +92,15 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Callable[[list[str]], n
     continued = {s.existing for s in found if s.existing}
     known = [text for p in prior if p.path in continued for text in p.texts]
     units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    if units:  # the model embeds the facts while what their corrections say is parsed
+        encode = ahead(encode, [u.text for u in units])
+        read_ahead(units)
     candidates = _candidates(units, found, encode) if units else []
     by_id = {t.id: t for t in turns}
     # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
     # name the subject crisply ("Noted: the boiler replacement, booked for Monday").
     texts = [_turn_texts(c, by_id) for c in candidates]
+    nlp.parse(text for group in texts for text in group)  # naming reads every subject's texts: one batch
     names = {p.path: p for p in prior}
     for i, cand in enumerate(candidates):
         _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,

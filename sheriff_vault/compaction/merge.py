@@ -284,7 +284,7 @@ def _open_part(loop_text: str) -> set[str]:
     the shelter" waits for booking the shelter, so "Booked the shelter" closes it. What waits is a
     verb under "need to" / "have to", after a modal, or negated ("haven't booked", "not yet")."""
     body = loop_text.split(":", 1)[-1]
-    waiting = [t for t in nlp.parse_one(body) if t.pos_ == "VERB" and _waits(t)]
+    waiting = [t for t in nlp.parse_one(body, entities=False) if t.pos_ == "VERB" and _waits(t)]
     kept = (w.text for t in waiting for w in t.subtree if not (w.is_stop or w.dep_ == "neg"))
     words = " ".join(kept) if waiting else body
     return {stem(w) for w in content_words(words)} - {"still"}

@@ -306,7 +306,7 @@ def _to_listener(tok: Token) -> bool:
 def _open_tasks(turns: list[Turn]) -> list[_Task]:
     """Work opened in `turns` and not said finished later in them, oldest first."""
     tasks: list[_Task] = []
-    for turn, doc in zip(turns, nlp.parse(t.content for t in turns), strict=True):
+    for turn, doc in zip(turns, nlp.parse((t.content for t in turns), entities=False), strict=True):
         sents = [s for s in doc.sents if s.text.strip()]
         readings = [read(s) for s in sents]
         for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
@@ -365,7 +365,7 @@ def _last_stretch(talk: list[Turn]) -> list[Turn]:
 def _goal(recent: list[Turn], task: _Task) -> str:
     """What the task is for: the person's last request or statement of intent before it."""
     i = recent.index(task.turn)
-    docs = nlp.parse(t.content for t in recent[: i + 1])
+    docs = nlp.parse((t.content for t in recent[: i + 1]), entities=False)
     for turn, doc in zip(reversed(recent[: i + 1]), reversed(docs), strict=True):
         if turn.role != "user":
             continue

@@ -171,7 +171,7 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
     """(new, old) values a sentence states by construction: "X instead of Y", "X, not Y", "X, no
     longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X". Two values of one
     kind only: a number against words is a misreading ("12.40 per bag, not 11.90", not "per bag")."""
-    doc = nlp.parse_one(text)
+    doc = nlp.parse_one(text, entities=False)
     said = values(doc)
     pairs: list[tuple[str, str]] = []
     for m in NEW_THEN_OLD.finditer(text):
@@ -278,7 +278,7 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
     # Read once, not per unit (a long sleep adds hundreds of lines to one topic); a strike below
     # rewrites one line in place, and the list takes that line as read again.
     items = [i for i in topic.items() if i.kind in ("fact", "event")]
-    nlp.parse(_body(u.fact or u.text) for u in units)  # one batch: parsing one by one costs twice as much
+    read_ahead(units)
     for unit in units:
         mine = [i for i in items if unit.turn.id in i.turn_ids]
         if not mine:
@@ -306,7 +306,7 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
     a line of its own. Returns the text struck and the struck line (None when the fact was split)."""
     lead = LEAD.match(old.text)
     head = lead.group(0) if lead else ""
-    sentences = [s.text for s in nlp.parse_one(old.text[len(head):]).sents]
+    sentences = [s.text for s in nlp.parse_one(old.text[len(head):], entities=False).sents]
     if len(sentences) > 1:
         hit = [s for s in sentences if _corrected(unit, [replace(old, text=head + s)])]
         if hit and len(hit) < len(sentences):
@@ -332,7 +332,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
                 found.append(item)
     if found:
         return found
-    doc = nlp.parse_one(text)
+    doc = nlp.parse_one(text, entities=False)
     olds = [o for _, o in pairs]
 
     # the whole fact's values: the old date a move leaves may be named a sentence before ("can't do
@@ -343,12 +343,18 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
         changed = [v for v in told if sent.start_char <= v.start < sent.end_char
                    and ("correction" in unit.flags or _changed(doc, v))]
         if changed and not batched:  # every older fact is read below: parse them in one batch
-            nlp.parse(_body(i.text) for i in older)
+            nlp.parse((_body(i.text) for i in older), entities=False)
             batched = True
         for item in older:
             if changed and item not in found and _replaces(changed, told, item, text):
                 found.append(item)
     return found
+
+
+def read_ahead(units: Sequence[Unit]) -> None:
+    """Parse the sentences the units' corrections are read from in one batch (one by one costs
+    twice as much); the readers below find them parsed."""
+    nlp.parse((_body(u.fact or u.text) for u in units), entities=False)
 
 
 def replaced_values(units: Sequence[Unit]) -> set[str]:
@@ -359,7 +365,7 @@ def replaced_values(units: Sequence[Unit]) -> set[str]:
 
 def changes_a_value(text: str) -> bool:
     """The text gives some value with change language in its own clause ("the test is now on 9 June")."""
-    doc = nlp.parse_one(text)
+    doc = nlp.parse_one(text, entities=False)
     return any(_changed(doc, v) for v in values(doc))
 
 
@@ -388,7 +394,7 @@ def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "
     too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now");
     or, for an amount whose clause names no slot of the item's ("it's 95 now", "so that's 1,400 then"),
     the item's one amount near it, on a line about the same thing (`_unnamed_amount`)."""
-    held = values(nlp.parse_one(_body(item.text)))
+    held = values(nlp.parse_one(_body(item.text), entities=False))
     for new in changed:
         for was in held:
             if was.kind != new.kind or _same(was, new):
@@ -436,9 +442,9 @@ def _same(a: Value, b: Value) -> bool:
 
 def _shares_slot(text: str, item: str, old: str) -> bool:
     """The replaced number stands in `item` for the slot the correction's values fill."""
-    slots = {w for v in values(nlp.parse_one(text)) for w in v.slot}
+    slots = {w for v in values(nlp.parse_one(text, entities=False)) for w in v.slot}
     number = _numeric(old)
-    return any(v.slot & slots for v in values(nlp.parse_one(_body(item))) if v.norm == (number,))
+    return any(v.slot & slots for v in values(nlp.parse_one(_body(item), entities=False)) if v.norm == (number,))
 
 
 def _shares_words(text: str, item: str) -> bool:
@@ -499,9 +505,10 @@ def _position(text: str, value: str) -> int | None:
     number = _numeric(value)
     if number is not None:
         return next((m.start() for m in _NUMBER.finditer(text) if _numeric(m.group(0)) == number), None)
-    said = values(nlp.parse_one(value))
+    said = values(nlp.parse_one(value, entities=False))
     if said and said[0].kind == "date":  # "Friday 27 March" said as "the 27th (27 March 2026)" or "27 march"
-        return next((v.start for v in values(nlp.parse_one(text)) if _same(v, said[0]) and v.norm[1]), None)
+        held = values(nlp.parse_one(text, entities=False))
+        return next((v.start for v in held if _same(v, said[0]) and v.norm[1]), None)
     m = re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE)
     return m.start() if m else None
 
@@ -509,7 +516,7 @@ def _position(text: str, value: str) -> int | None:
 def _reworded(text: str) -> str:
     if not (OLD_THEN_NEW.search(text) or FROM_TO.search(text) or ARROW.search(text)):
         return text
-    doc = nlp.parse_one(text)
+    doc = nlp.parse_one(text, entities=False)
     said = values(doc)
     m = OLD_THEN_NEW.search(text)
     if m:
