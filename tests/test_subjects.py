@@ -81,9 +81,30 @@ def test_a_one_line_subject_joins_the_subject_it_is_close_to_and_a_lone_one_stay
     database = Candidate([unit(3, [0, 1, 0]), unit(4, [0, 1, 0.1])], vector=np.asarray([0, 1, 0], np.float32))
     remark = Candidate([unit(5, [0.6, 0, 0.8])])      # cos 0.6 to garden: a remark about it
     lone = Candidate([unit(6, [0, 0, 1])])            # like nothing else said: its own subject
+    lone.units[0].text = lone.units[0].body = "I'm allergic to penicillin."
     order = [*garden.units, *database.units, *remark.units, *lone.units]
     got = _fold_strays([garden, database, remark, lone], {id(u): i for i, u in enumerate(order)})
     assert [[u.turn.id for u in c.units] for c in got] == [["t1", "t2", "t5"], ["t3", "t4"], ["t6"]]
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Yep.", False), ("Have a good weekend!", False), ("K thx", False), ("Everything is settled for now.", False),
+    ("I'm allergic to penicillin.", True), ("Celtic fan.", True), ("Rent is 950.", True),
+])
+def test_a_lone_line_that_says_next_to_nothing_makes_no_topic(said: str, kept: bool):
+    """A one-line subject like nothing else said stays a topic only if it says something."""
+    import numpy as np
+
+    from sheriff_vault.compaction.extract import Candidate, _fold_strays
+    from sheriff_vault.compaction.units import make_units
+
+    garden = Candidate(make_units(turns(*GARDEN), "UTC", set()), vector=np.asarray([1, 0, 0], np.float32))
+    [line] = make_units([Turn("user", said, T0 + dt.timedelta(hours=1), "t9")], "UTC", set())
+    for u, vec in zip([*garden.units, line], [[1, 0, 0]] * len(garden.units) + [[0, 0, 1]], strict=True):
+        u.vec = np.asarray(vec, dtype=np.float32)
+    order = [*garden.units, line]
+    got = _fold_strays([garden, Candidate([line])], {id(u): i for i, u in enumerate(order)})
+    assert (["t9"] in [[u.turn.id for u in c.units] for c in got]) == kept
 
 
 def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():

@@ -78,6 +78,7 @@ class Extraction:
 OPENER = SWITCH.opener
 ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
+SAYS_WORDS = 2  # content words a line alone needs to be a topic of its own
 SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
 
 
@@ -156,7 +157,9 @@ def _candidates(units: list[Unit], subjects: list[Subject], encode: Callable[[li
 def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candidate]:
     """A one-line subject is rarely a subject: a remark like "will check the disposal thing with both
     of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
-    else said ("I'm allergic to penicillin") stays a topic of its own."""
+    else said ("I'm allergic to penicillin") stays a topic of its own, unless it says next to
+    nothing ("Yep.", "Have a good weekend!"): no topic is made of that, the archived conversation
+    keeps it."""
     keep = [c for c in cands if len(c.units) > 1 or c.distinct or c.existing]
     if not keep:
         return cands
@@ -169,10 +172,18 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
         if sims[best] >= STRAY:
             keep[best].units.append(unit)
             keep[best].units.sort(key=lambda u: position[id(u)])
-        else:
+        elif _says_something(unit):
             keep.append(cand)
     order = {id(c): i for i, c in enumerate(cands)}
     return sorted(keep, key=lambda c: order[id(c)])
+
+
+def _says_something(unit: Unit) -> bool:
+    """Whether a line alone tells anything: two content words, a number, a date, an answer to a
+    question or a mark (a decision, a correction, an open loop; an imperative is no mark: "have a
+    good weekend")."""
+    return len(content_words(unit.body or unit.text)) >= SAYS_WORDS or bool(
+        unit.numbers or unit.event_day or unit.asked_turn or unit.flags - {"request", "skip"})
 
 
 def _mean(units: list[Unit]) -> np.ndarray:
