@@ -107,6 +107,25 @@ def test_a_lone_line_that_says_next_to_nothing_makes_no_topic(said: str, kept: b
     assert (["t9"] in [[u.turn.id for u in c.units] for c in got]) == kept
 
 
+@pytest.mark.parametrize(("cosine", "moved_to", "joined"), [
+    (0.7, False, True),   # alike enough: one subject a pause had split
+    (0.7, True, False),   # ... but the person moved the talk to it ("Speaking of X:"): their own subject
+    (0.9, True, True),    # so alike it is the same thing however it was announced
+    (0.3, False, False),
+])
+def test_a_subject_the_talk_was_moved_to_joins_another_only_when_far_more_alike(cosine, moved_to, joined):
+    """_join_alike on its own, with hand-made vectors and no shared words."""
+    import numpy as np
+
+    from sheriff_vault.compaction.subjects import Subject, _join_alike
+
+    first = Subject(turns("a")[:1], [np.asarray([1.0, 0.0], np.float32)])
+    later = Subject([Turn("user", "b", T0, "t2")], [np.asarray([cosine, (1 - cosine**2) ** 0.5], np.float32)],
+                    moved_to=moved_to)
+    got = _join_alike([first, later], {}, {id(first.turns[0]): 0, id(later.turns[0]): 1})
+    assert (len(got) == 1) == joined
+
+
 def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     from sheriff_vault.compaction.extract import OPENER
     cases = {

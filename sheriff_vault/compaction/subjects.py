@@ -359,6 +359,7 @@ MARGIN = 0.08     # how much better another subject must fit before the talk is 
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
 JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
+JOIN_MOVED = 0.55  # ... when the person moved the talk to the later one by a cue ("Speaking of X:")
 OPENS_BELOW = 0.2  # likeness to the current subject under which an exchange may open a new one unannounced
 OPENS_AHEAD = 0.3  # ... when the next exchange is this much more like it than like the current subject
 YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
@@ -377,6 +378,7 @@ class Subject:
     bag: Counter[str] = field(default_factory=Counter)
     existing: str = ""  # the vault topic (path) this subject continues
     name: str = ""  # ... and its name
+    moved_to: bool = False  # the person moved the talk to it by a phrase of moving on
 
 
 def _seeded(prior: PriorTopic) -> Subject:
@@ -457,7 +459,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         answers = current is not None and _answers(head, replied_to) \
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
-        switch = bool(SWITCH.search(head.content))
+        switch = said_switch = bool(SWITCH.search(head.content))
         heads = heading_nouns(nlp.parse_one(head.content))
         # a heading that names nothing the current subject has talked about moves the talk
         elsewhere = bool(heads) and current is not None and len(subjects[current].vectors) > YOUNG \
@@ -475,7 +477,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
                   f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
         if chosen is None:
-            subjects.append(Subject())
+            # the person said they move on ("speaking of", "other thing") from talk it was not already like
+            subjects.append(Subject(moved_to=said_switch and (current is None or likeness[current] < JOIN)))
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
@@ -541,7 +544,7 @@ def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[i
             like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), subject.bag, earlier, weight, recent=False)
             if like > best_like:
                 best, best_like = k, like
-        if best is not None and best_like >= JOIN:
+        if best is not None and best_like >= (JOIN_MOVED if subject.moved_to else JOIN):
             out[best].turns += subject.turns
             out[best].vectors += subject.vectors
             out[best].bag.update(subject.bag)
