@@ -111,15 +111,17 @@ def test_links_from_a_topic_the_sleep_does_not_touch_follow_the_rename(tmp_path:
     assert bike["path"] in git(root, "show", "--name-only", "--format=", "HEAD")
 
 
-@pytest.mark.parametrize(("name", "phrases", "renamed"), [
-    ("New Customer", ["window sign", "bakery"], True),  # the name says nothing the subject is about now
-    ("Quote", ["kitchen extension", "builder"], True),
-    ("Bike Repair", ["repair bill", "bike shop"], False),  # still names part of it: no churn
-    ("Window Sign", ["window sign", "gold leaf"], False),
-    ("Bakery Sign", ["sign", "bakery"], False),
+@pytest.mark.parametrize(("name", "phrases", "old_score", "renamed"), [
+    ("New Customer", ["window sign", "bakery"], 0.0, True),  # the name says nothing the subject is about now
+    ("Quote", ["kitchen extension", "builder"], 0.2, True),
+    ("Bike Repair", ["repair bill", "bike shop"], 0.0, False),  # still names part of it: no churn
+    ("Window Sign", ["window sign", "gold leaf"], 0.0, False),
+    ("Bakery Sign", ["sign", "bakery"], 0.0, False),
+    ("Garden Shed", ["roof felt", "tools"], 0.7, False),  # titles the whole nearly as well: no churn
 ])
-def test_a_name_is_outgrown_only_when_it_names_neither_leading_phrase(name, phrases, renamed):
-    whole = Title(phrases[0].title(), [], phrases)
+def test_a_name_is_outgrown_only_when_it_names_neither_leading_phrase(name, phrases, old_score, renamed):
+    scores = {phrases[0]: 1.0, phrases[1]: 0.8} | ({name.lower(): old_score} if old_score else {})
+    whole = Title(phrases[0].title(), [], phrases, scores)
     assert outgrown(name, whole) == (whole.name if renamed else "")
 
 

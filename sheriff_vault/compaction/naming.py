@@ -18,7 +18,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,6 +46,7 @@ class Title:
     name: str
     aliases: list[str]
     phrases: list[str]
+    scores: dict[str, float] = field(default_factory=dict)  # lowercased phrase -> its score as a title
 
 
 def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: set[str],
@@ -117,7 +118,8 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
     aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
     aliases += proper[2:]
-    return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen)
+    scores = {form.lower(): score for score, form in scored if score != float("inf")}
+    return Title(_titlecase(title), list(dict.fromkeys(a for a in aliases if len(a) > 2))[:4], chosen, scores)
 
 
 def _names(doc: Doc) -> list[str]:
@@ -140,13 +142,20 @@ def _names(doc: Doc) -> list[str]:
 
 def outgrown(name: str, whole: Title) -> str:
     """The better name for a topic whose subject has grown, when its name no longer names either of
-    the two phrases that lead the whole subject (`whole`, named over its old and new lines): "New
-    Customer" for what became a bakery's window sign. A name that still names part of the subject
-    stays ("Bike Repair" beside "Repair Bill"), so names do not churn. '' when it stays."""
+    the two phrases that lead the whole subject (`whole`, named over its old and new lines) and, as
+    a title of the whole, scores under OUTGROWN_SHARE of the new one: "New Customer" for what became
+    a bakery's window sign. A name that still names part of the subject ("Bike Repair" beside
+    "Repair Bill") or titles it nearly as well stays, so names do not churn. '' when it stays."""
     if not whole.name or whole.name.lower() == name.lower():
         return ""
     leading = {stem(w.lower()) for phrase in whole.phrases[:2] for w in phrase.split()}
-    return "" if {stem(w.lower()) for w in name.split()} & leading else whole.name
+    if {stem(w.lower()) for w in name.split()} & leading:
+        return ""
+    best = max(whole.scores.values(), default=0.0)
+    return "" if best and whole.scores.get(name.lower(), 0.0) >= OUTGROWN_SHARE * best else whole.name
+
+
+OUTGROWN_SHARE = 0.5
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
