@@ -158,7 +158,7 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
     """A one-line subject is rarely a subject: a remark like "will check the disposal thing with both
     of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
     else said ("I'm allergic to penicillin") stays a topic of its own, unless it says next to
-    nothing ("Yep.", "Have a good weekend!"): no topic is made of that, the archived conversation
+    nothing ("Righto.", "Have a lovely Sunday!"): no topic is made of that, the archived conversation
     keeps it."""
     keep = [c for c in cands if len(c.units) > 1 or c.distinct or c.existing]
     if not keep:
@@ -181,7 +181,7 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
 def _says_something(unit: Unit) -> bool:
     """Whether a line alone tells anything: two content words, a number, a date, an answer to a
     question or a mark (a decision, a correction, an open loop; an imperative is no mark: "have a
-    good weekend")."""
+    lovely Sunday")."""
     return len(content_words(unit.body or unit.text)) >= SAYS_WORDS or bool(
         unit.numbers or unit.event_day or unit.asked_turn or unit.flags - {"request", "skip"})
 
