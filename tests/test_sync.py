@@ -316,3 +316,16 @@ def test_uncommitted_edits_that_clash_with_the_merge_wait_in_the_stash(shared):
     assert "light_k: 9 " in (a / "vault.yaml").read_text() and "<<<<<<<" not in (a / "vault.yaml").read_text()
     assert git(origin, "rev-parse", "main") == git(a, "rev-parse", "HEAD")
     assert run_vault("recall", "Caroline's party", "--no-daemon", cwd=a).returncode == 0
+
+
+@pytest.mark.parametrize(("err", "says"), [
+    ("fatal: '/tmp/run-401/origin.git' does not appear to be a git repository\n"
+     "fatal: Could not read from remote repository.", "cannot reach remote"),
+    ("fatal: unable to access 'https://example.invalid/v.git/': The requested URL returned error: 403",
+     "refused to authenticate"),
+    ("git@example.invalid: Permission denied (publickey).", "refused to authenticate"),
+])
+def test_a_git_error_is_read_by_its_words_not_by_numbers_in_a_path(err: str, says: str):
+    from sheriff_vault.daemon.sync import _explain
+
+    assert says in str(_explain("fetch", "origin", err))

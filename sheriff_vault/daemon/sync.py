@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
     from sheriff_vault.store.vault import Vault
 
+# An HTTP status is read only as git reports it ("The requested URL returned error: 403"): a bare
+# "401" also turns up in a path or a host name, which says nothing about credentials.
 _AUTH = ("authentication failed", "permission denied", "could not read username", "could not read password",
-         "403", "401", "terminal prompts disabled", "host key verification failed")
+         "returned error: 403", "returned error: 401", "terminal prompts disabled", "host key verification failed")
 _UNREACHABLE = ("does not appear to be a git repository", "could not read from remote repository",
                 "repository not found", "unable to access", "could not resolve host", "no such file or directory",
                 "connection refused", "connection timed out")
