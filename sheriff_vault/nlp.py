@@ -108,9 +108,10 @@ def parse(texts: Iterable[str], name: str | None = None, *, entities: bool = Tru
         done = dict(zip(short, nlp.pipe(short, batch_size=64, disable=skip), strict=True)) if short else {}
         done |= {t: _unparsed(nlp, t) for t in todo if len(t) > LONGEST}
         done |= {t: span.as_doc() for t, span in copied.items()}
-        ner = nlp.get_pipe("ner")
-        for doc in lacking.values():  # in place: the cached doc gains them
-            ner(doc)
+        if lacking and "ner" in nlp.pipe_names:  # in place: the cached doc gains them
+            ner = nlp.get_pipe("ner")
+            for doc in lacking.values():
+                ner(doc)
     with _LOCK:
         bare -= set(lacking)
         for text, doc in done.items():

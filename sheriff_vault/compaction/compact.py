@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -42,7 +43,7 @@ from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_m
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.guard import scan
 from sheriff_vault.store.packets import WakePacket
-from sheriff_vault.store.topics import Topic, iso
+from sheriff_vault.store.topics import Topic, iso, new_topic, path_id, slugify
 from sheriff_vault.text import norm, truncate
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
     names = _topic_names(snap, changes)
-    moved = {c.renamed_from.rsplit("/", 1)[-1].removesuffix(".md") for c in changes.values()
+    moved = {PurePosixPath(c.renamed_from).stem for c in changes.values()
              if c.renamed_from and c.renamed_from != c.topic.rel}
     for change in changes.values():
         change.topic.sync_related(names, moved)
@@ -401,8 +402,6 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
 
 
 def _file_name(title: str, taken: set[str]) -> str:
-    from sheriff_vault.store.topics import slugify
-
     base = slugify(title)
     name, n = f"{base}.md", 2
     while name in taken:
@@ -439,8 +438,6 @@ def _named_by_sleep(vault: Vault, rel: str, name: str) -> bool:
 
 
 def _new_topic(vault: Vault, cand: Candidate, now: dt.datetime, taken: set[str]) -> Topic:
-    from sheriff_vault.store.topics import new_topic, path_id
-
     name = _file_name(cand.name, taken)
     first = min(u.at for u in cand.units)
     return new_topic(vault.root / "topics" / name, cand.name, one_liner=cand.one_liner, now=first,

@@ -140,6 +140,9 @@ def _names(doc: Doc) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+OUTGROWN_SHARE = 0.5  # a topic's name stays while it titles the grown subject at least this well against the best
+
+
 def outgrown(name: str, whole: Title) -> str:
     """The better name for a topic whose subject has grown, when its name no longer names either of
     the two phrases that lead the whole subject (`whole`, named over its old and new lines) and, as
@@ -154,8 +157,6 @@ def outgrown(name: str, whole: Title) -> str:
     best = max(whole.scores.values(), default=0.0)
     return "" if best and whole.scores.get(name.lower(), 0.0) >= OUTGROWN_SHARE * best else whole.name
 
-
-OUTGROWN_SHARE = 0.5
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:

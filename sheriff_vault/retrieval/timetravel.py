@@ -170,7 +170,8 @@ def _follow(root: Path, path: str, limit: int | None, now: dt.datetime | None = 
             old = parts[1] if status in "RC" else new
         rows.append((info, status, old, new))
         current = old
-    if rows and rows[-1][1] == "A" and (limit is None or len(rows) < limit):
+    made_by_sleep = bool(rows) and rows[-1][1] == "A" and rows[-1][0].subject.startswith("sleep:")
+    if made_by_sleep and (limit is None or len(rows) < limit):
         info, _, _, added = rows[-1]
         before = _renamed_by_sleep(root, info.sha, added)
         if before:
