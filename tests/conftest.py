@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -183,6 +184,17 @@ def autostart(monkeypatch):
     for root in roots:
         run_vault("watch", "--stop", "--vault", root)
         wait_for(lambda r=root: not lifecycle.daemons(r), timeout=30, what="daemons gone")
+
+
+def delete_tree(root: Path) -> None:
+    """`rm -rf` of a folder a live daemon still writes into (a log line, an index file) until it
+    notices: as a person would, run again until the folder is gone, rather than fail on a file
+    made between listing a directory and removing it."""
+    def gone() -> bool:
+        shutil.rmtree(root, ignore_errors=True)
+        return not root.exists()
+
+    wait_for(gone, timeout=10, what=f"{root} removed")
 
 
 def wait_for(check, timeout: float = 90.0, every: float = 0.1, what: str = "condition"):

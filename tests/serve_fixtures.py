@@ -67,7 +67,7 @@ def _supersede_budget(vault: Vault) -> None:
     topic = vault.topics.get("caroline-birthday-party")
     old = next(f for f in topic.facts if "400 USD" in f.text)
     later = sorted(vault.path("conversations").rglob("*.md"))[-1]  # the second sleep archived l1..l4
-    new = replace(old, superseded="2026-02-11", line=0, raw="")
+    new = replace(old, superseded="2026-02-11", superseded_by="l1", line=0, raw="")
     topic.body.replace_item(old, new, fact("The budget for Caroline's birthday party is now 500 USD.",
                                             parse_instant("2026-02-11T11:01:00Z", "UTC"),
                                             [Citation(vault.rel(later), ("l1",))]))

@@ -76,6 +76,19 @@ def test_a_typo_fixed_is_an_edit_and_a_citation_change_never_reads_x_to_x():
         "edited: 2026-02-10 Dana: Cake from the corner bakery. (its date or citations changed)"]
 
 
+def test_the_line_a_strike_names_is_the_value_that_replaced_it():
+    """Sleep's mark names the turn that corrected the line: its line is the replacement, though another
+    line of that day restates the old one's words more closely."""
+    after = AFTER.replace("(superseded 2026-02-17)", "(superseded 2026-02-17 by t10)").replace(
+        "Dana: Twelve guests are coming.", "Dana: Make that 450, not 400.").replace(
+        "Dana: The budget is 500 USD now.", "Dana: Budget is 500 USD, she said.")
+    [struck] = [c for c in changes_between(items(BEFORE), items(after)) if c["kind"] == "superseded"]
+    assert struck["replaced_by"]["text"] == "Dana: Make that 450, not 400."
+    unnamed = after.replace(" by t10)", ")")
+    [guessed] = [c for c in changes_between(items(BEFORE), items(unnamed)) if c["kind"] == "superseded"]
+    assert guessed["replaced_by"]["text"] == "Dana: Budget is 500 USD, she said."
+
+
 def test_a_value_struck_with_no_current_line_says_so():
     alone = AFTER.replace(f"- 2026-02-17 — Dana: The budget is 500 USD now. [t9]{CONV}\n", "")
     only = [c for c in changes_between(items(BEFORE), items(alone)) if c["kind"] == "superseded"]

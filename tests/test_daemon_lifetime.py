@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import daemons_of_this_run, run_vault, use_hash_embedder, wait_for
+from conftest import daemons_of_this_run, delete_tree, run_vault, use_hash_embedder, wait_for
 from memory_fixtures import build
 
 from sheriff_vault.daemon import lifecycle, rpc
@@ -43,7 +43,7 @@ def test_deleting_the_vault_folder_stops_its_daemon(hash_vault, autostart):
     build(hash_vault)
     autostart(hash_vault.root)
     pid = started_daemon(hash_vault)
-    shutil.rmtree(hash_vault.root)
+    delete_tree(hash_vault.root)
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the deleted vault exits")
     assert not lifecycle.daemons(hash_vault.root)
 
@@ -191,7 +191,7 @@ def test_a_deleted_vault_with_its_socket_in_tmp_leaves_no_socket_behind(tmp_path
     autostart(vault.root)
     pid = started_daemon(vault)
     assert sock.exists()
-    shutil.rmtree(vault.root)
+    delete_tree(vault.root)
     wait_for(lambda: not rpc.pid_alive(pid), timeout=5, what="the daemon of the deleted vault exits")
     wait_for(lambda: not sock.exists(), timeout=5, what="its socket in /tmp removed")
 

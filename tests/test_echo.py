@@ -54,8 +54,8 @@ def test_encouragement_that_says_nothing_new_is_dropped():
 
 def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_echo():
     """"8:00" for "8am", "NOK" for "kroner", "Laser Picos" for "Laser Pico" add nothing."""
-    turns = talk(("user", "Roofer is Dai Morgan, coming Wednesday 8am."),
-                 ("assistant", "Noted: Dai Morgan comes on Wednesday at 8:00."),
+    turns = talk(("user", "The plumber is Ewan Price, here Thursday 8am."),
+                 ("assistant", "Noted: Ewan Price comes on Thursday at 8:00."),
                  ("user", "We sail Laser Pico dinghies. The course costs 3,200 kroner."),
                  ("assistant", "Noted: Laser Picos, 3,200 NOK."),
                  ("user", "The class starts at 9am."),

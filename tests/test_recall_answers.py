@@ -204,6 +204,44 @@ def test_without_markers_the_newer_value_leads_and_the_older_reads_as_earlier(ja
     assert "4000 EUR" in as_of.split("\n## ")[1] and "Earlier values" not in as_of.split("4000 EUR")[0]
 
 
+@pytest.fixture
+def struck_by_a_turn(vault):
+    """A total corrected by a line that shares no word with the question: sleep struck the old line
+    naming the turn that corrected it; that turn made two lines, and a third cites it as the
+    question it answered."""
+    topic = create_topic(vault, "Grant budget", now=day("2026-03-01T09:00:00"), commit=False).topic
+    old = fact("The total is 52,000.", day("2026-03-01T09:00:00"), cite("t4"))
+    old.superseded, old.superseded_by = "2026-03-03", "t6"
+    topic.add_item(old)
+    topic.add_item(fact("Personnel is 31,200 for three years.", day("2026-03-01T09:00:00"), cite("t3")))
+    topic.add_item(fact("Assistant: Summed again, the lines give 48,700, not 52,000.", day("2026-03-03T09:00:00"),
+                        cite("t6")))
+    topic.add_item(fact("Assistant: The difference is one line counted twice.", day("2026-03-03T09:00:00"),
+                        cite("t6")))
+    topic.add_item(fact('Lena, asked "So the total is 48,700, not 52,000?": Yes, and the form goes out today.',
+                        day("2026-03-03T09:00:00"), [Citation("conversations/x.md", ("t6", "t7"))]))
+    for i in range(6):
+        topic.add_item(fact(f"Work package {i + 1} is drafted in the shared folder.", day("2026-03-04T09:00:00"),
+                            cite(f"t{10 + i}")))
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, "test: grant", ["topics"])
+    return vault
+
+
+def test_a_struck_value_brings_the_line_that_corrected_it(struck_by_a_turn):
+    """The question matches the old line only; its mark names the turn whose line holds the current
+    value, and of the lines citing that turn the one whose own words restate it comes (not the
+    answer that only quotes it), before the history."""
+    result = recall(struck_by_a_turn, "what is the total?", now=NOW)
+    text = result.render(1200)
+    assert text.index("48,700") < text.index("Earlier values") < text.index("The total is 52,000.")
+    carried = [f for t in result.topics for f in t.facts if "replaces" in f.signals]
+    assert [f.text for f in carried] == ["Assistant: Summed again, the lines give 48,700, not 52,000."]
+    assert carried and carried[0].signals.get("replaces", "").endswith("#L" + str(
+        next(f.line for t in result.topics for f in t.facts if f.superseded)))
+
+
 def _doc(text: str, date: str, line: int, superseded: str = ""):
     from sheriff_vault.index.docs import Doc
 
@@ -330,7 +368,7 @@ def test_a_long_correction_shows_the_value_it_gives():
 
 ROOF = [("Rental house roof", ["the roof"], "2026-03-02T19:00:00",
          ["The roof of my rental house on Clive Street is leaking.",
-          "Dai the roofer is coming on Wednesday to look at the roof.",
+          "A roofer from the village comes round on Friday to inspect the roof.",
           "The tenant put a bucket under the drip in the back bedroom.",
           "New price is £2,340, not £1,850.",
           "The ceiling needs replastering after the roof is done."])]

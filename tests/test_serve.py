@@ -82,7 +82,7 @@ def test_topic_shows_dated_facts_struck_values_citations_neighbours_and_history(
     body = page.text
     assert "<time>2026-02-10</time>" in body
     assert re.search(r"<s>User: The budget for Caroline's birthday party is 400 USD\.</s>", html.unescape(body))
-    assert "(superseded 2026-02-11)" in body
+    assert "(superseded 2026-02-11 by l1)" in body
     assert 'href="/topics/postgres-16-move"' in body  # the related topic, one hop
     cite = re.search(r'class="cite" href="([^"]+)"', body)
     assert cite and cite.group(1).startswith("/cite?ref=conversations")

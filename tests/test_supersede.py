@@ -69,9 +69,49 @@ def test_an_explicit_correction_strikes_the_old_fact_with_the_day(tmp_path: Path
     struck = supersede(topic, units_of("t9", new, later), "2026-03-11")
     assert [text for text, _ in struck] == ["Lena: Total budget is 4000 EUR for everything."]
     lines = topic.body.text.splitlines()
-    assert "- 2026-03-09 — ~~Lena: Total budget is 4000 EUR for everything.~~ (superseded 2026-03-11) " \
+    assert "- 2026-03-09 — ~~Lena: Total budget is 4000 EUR for everything.~~ (superseded 2026-03-11 by t9) " \
            f"[t1](../{CONV})" in lines
     assert [i.superseded for i in topic.facts] == ["2026-03-11", "", ""]
+    assert [i.superseded_by for i in topic.facts] == ["t9", "", ""]
+
+
+@pytest.mark.parametrize("text,times", [
+    ("The clinic pushed it back to 16:10.", [(16.0, 10.0)]),
+    ("Dinner at 7pm on Friday.", [(19.0, 0.0)]),
+    ("Doors open at 7.30 pm.", [(19.0, 30.0)]),
+    ("The check-in is at 9:15am.", [(9.0, 15.0)]),
+    ("Lunch is at 12 p.m. sharp.", [(12.0, 0.0)]),
+    # counter-examples: an amount with a decimal point, a count, a score
+    ("It costs 12.40 per bag.", []),
+    ("We need 12 chairs.", []),
+    ("It ended 25:61 on the board.", []),
+])
+def test_a_time_of_day_is_a_value_of_its_own(text: str, times: list):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.supersede import values
+
+    assert [v.norm for v in values(nlp.parse_one(text)) if v.kind == "time"] == times
+
+
+@pytest.mark.parametrize("old,new,struck", [
+    # a time moved, its clause naming nothing: the one time of the line about the same thing
+    ("Booked: dentist check-up, Tuesday 10 March at 09:15.", "Call from the dentist, they pushed us back to 16:10.",
+     True),
+    # a date offered instead, for the one date still ahead on a line about the same thing (the day it
+    # was said is no date it leaves)
+    ("Letter from the clinic this week (week of 2 March 2026): the knee scan is booked for 20 May 2026.",
+     "The clinic rang this morning (12 March 2026 morning) with a gap: they can fit me in on Thursday "
+     "23 April 2026 instead.", True),
+    # counter-examples: two times on the line (which one moved?); no word shared (another thing)
+    ("Booked the 10:55 out on the 18th and the 15:20 back on the 25th.", "They moved us to 13:05.", False),
+    ("Booked: car service, Tuesday 10 March at 09:15.", "Call from the dentist, they pushed us back to 16:10.",
+     False),
+])
+def test_a_value_whose_clause_names_nothing_replaces_the_one_value_of_its_kind(tmp_path: Path, old: str, new: str,
+                                                                                 struck: bool):
+    later = T0 + dt.timedelta(days=3)
+    topic = topic_with(tmp_path, ("t1", f"Lena: {old}", T0), ("t9", f"Lena: {new}", later))
+    assert bool(supersede(topic, units_of("t9", new, later), "2026-03-12")) is struck
 
 
 def test_a_long_number_named_as_replaced_strikes_its_line_whatever_the_words(tmp_path: Path):
@@ -358,3 +398,30 @@ def test_a_moved_date_strikes_the_date_a_sentence_before_it_left(tmp_path: Path)
     unit = Unit(Turn("user", new, later, "t9", "Lena"), 0, new, fact=f"Lena: {new}", at=later)
     struck = supersede(topic, [unit], "2026-03-18")
     assert [text for text, _ in struck] == ["Lena: Booked the river boat for Saturday 20 June, 40 seats."]
+
+
+def test_a_line_is_superseded_on_the_day_it_was_corrected_not_the_day_of_the_sleep(tmp_path: Path):
+    """One sleep over days of talk: the struck line names the day the correction was said and the
+    turn that said it, so "as of" a day between the two reads the old value as the one that held."""
+    import json
+
+    from conftest import run_vault
+
+    said = [("user", "Our choir concert is on Saturday 21 March at the parish hall.", "2026-03-02T18:00:00Z"),
+            ("assistant", "Noted: the concert is on Saturday 21 March.", "2026-03-02T18:00:30Z"),
+            ("user", "Concert update: the hall is double booked, so the concert moved to Saturday 28 March.",
+             "2026-03-05T18:00:00Z"),
+            ("assistant", "Got it, Saturday 28 March now.", "2026-03-05T18:00:30Z"),
+            ("user", "For the concert we still need twelve music stands from the school.", "2026-03-09T18:00:00Z"),
+            ("assistant", "Twelve music stands to borrow from the school.", "2026-03-09T18:00:30Z")]
+    talk = tmp_path / "talk.jsonl"
+    talk.write_text("".join(json.dumps({"role": r, "content": c, "at": at, "id": f"t{i + 1}"}) + "\n"
+                            for i, (r, c, at) in enumerate(said)))
+    root = tmp_path / "vault"
+    assert run_vault("init", root).returncode == 0
+    (root / "vault.yaml").write_text((root / "vault.yaml").read_text().replace("tail_turns: 20", "tail_turns: 0"))
+    out = run_vault("sleep", talk, "--now", "2026-03-10T08:00:00Z", "--vault", root)
+    assert out.returncode == 0, out.stderr
+    lines = [line for p in (root / "topics").glob("*.md") for line in p.read_text().splitlines()]
+    struck = [line for line in lines if "~~" in line]
+    assert len(struck) == 1 and "21 March" in struck[0] and "(superseded 2026-03-05 by t3)" in struck[0], lines

@@ -17,7 +17,7 @@ import numpy as np
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.extract import Candidate, Unit
-from sheriff_vault.compaction.supersede import LEAD, current_first, supersede
+from sheriff_vault.compaction.supersede import LEAD, current_first, stated_pairs, supersede
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
@@ -239,7 +239,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         for alias in cand.aliases[:3]:
             if len(topic.aliases) < 12 and topic.add_alias(alias):
                 change.aliases.append(alias)
-    struck = supersede(topic, applied, format_item_date(_local_day(latest, tz))) if latest and applied else []
+    struck = supersede(topic, applied, lambda unit: format_item_date(_local_day(unit.at, tz))) if applied else []
     change.superseded += [truncate(text, 120) for text, _ in struck]
     if change.created or topic.one_liner in ("", topic.name):
         best = max(cands, key=lambda c: c.salience)
@@ -253,6 +253,10 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         elif len(gone) > 40 and gone[:40] in topic.one_liner:  # the old part, cut short in the one-liner
             kept = topic.one_liner[: topic.one_liner.index(gone[:40])].strip()
             topic.set("one_liner", kept if len(kept) > 12 else truncate(unit.body, 120))
+    if struck:  # a one-liner that names the old value first names the current one first, as its line does
+        reworded = current_first(topic.one_liner, stated_pairs([unit for _, unit in struck]))
+        if reworded != topic.one_liner:
+            topic.set("one_liner", truncate(reworded, 120))
     utility += mentions
     utility += 5 if any(c.corrected for c in cands) else 0
     utility += 3 if any(c.constrained for c in cands) else 0

@@ -12,8 +12,9 @@ history is readable and a one-line diff shows the correction.
 from __future__ import annotations
 
 import calendar
+import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,9 @@ _MONTHS = {name.lower(): i for names in (calendar.month_name, calendar.month_abb
 _WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) for name in names}
 _ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?(?P<half>[ap]\.?m\.?)?")
+_HALVES = ("am", "pm", "a.m.", "p.m.")
+_CLOCK_TIME = re.compile(r"\d:\d\d|\d\s?[ap]\.?m\b", re.IGNORECASE)
 _SLOT_POS = ("NOUN", "PROPN")
 _DIRECTIONS = ("up", "down")  # a value that goes up or down to another has changed
 _ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
@@ -60,7 +64,7 @@ def values(doc: Doc | Span) -> list[Value]:
     toks = list(doc)
     i = 0
     while i < len(toks):
-        found = _date_at(toks, i) or _number_at(toks, i)
+        found = _date_at(toks, i) or _time_at(toks, i) or _number_at(toks, i)
         if found is None:
             i += 1
             continue
@@ -93,6 +97,25 @@ def _date_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
         end += 1
     span = toks[i].doc[toks[i].i:toks[end - 1].i + 1]
     return Value(span.text, "date", (float(day), float(month)), span.start_char, span.end_char, _slot(toks[j])), end
+
+
+def _time_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """A time of day: "13:40", "9:15am", "7 pm", "7.30pm" (hours and minutes, on a 24-hour clock)."""
+    m = _CLOCK.fullmatch(toks[i].lower_)
+    end = i + 1
+    half = m["half"] if m else None
+    if m and not half and end < len(toks) and toks[end].lower_ in _HALVES:
+        half, end = toks[end].lower_, end + 1
+    if m is None or not (m["minute"] or half):
+        return None  # a bare number is no time; "12.40" alone is an amount
+    hour, minute = int(m["hour"]), int(m["minute"] or 0)
+    if half and not 1 <= hour <= 12 or hour > 23 or minute > 59 or (m["sep"] == "." and not half):
+        return None
+    hour += 12 if half and half.startswith("p") and hour < 12 else 0
+    hour -= 12 if half and half.startswith("a") and hour == 12 else 0
+    span = toks[i].doc[toks[i].i:toks[end - 1].i + 1]
+    return Value(span.text, "time", (float(hour), float(minute)), span.start_char, span.end_char,
+                 _slot(toks[i])), end
 
 
 def _year(text: str) -> bool:
@@ -270,10 +293,11 @@ def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
 
 # -- striking -----------------------------------------------------------------------------------
 
-def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit]]:
+def supersede(topic: Topic, units: list[Unit], day: str | Callable[[Unit], str]) -> list[tuple[str, Unit]]:
     """Strike through the topic's older facts that `units` (this sleep's, already in the topic)
     correct; returns (text struck, the unit that corrected it). `day` is written as the day each
-    was superseded."""
+    was superseded: one for all, or the day of the unit that corrected it (when it was said, which
+    "as of" questions read: a value moved in May was not current in June, whenever the sleep ran)."""
     struck: list[tuple[str, Unit]] = []
     # Read once, not per unit (a long sleep adds hundreds of lines to one topic); a strike below
     # rewrites one line in place, and the list takes that line as read again.
@@ -291,7 +315,7 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
         for old in sorted(_corrected(unit, older), key=lambda i: -i.line):  # bottom up: a split adds a line
             if _DEBUG:
                 print(f"supersede: {unit.turn.id} {unit.text[:70]!r} strikes {old.text[:70]!r}")
-            text, new = _strike(topic, old, unit, day)
+            text, new = _strike(topic, old, unit, day(unit) if callable(day) else day)
             if new is None:  # split in two: the lines below moved down, so read them again
                 items = [i for i in topic.items() if i.kind in ("fact", "event")]
             else:
@@ -303,7 +327,10 @@ def supersede(topic: Topic, units: list[Unit], day: str) -> list[tuple[str, Unit
 def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | None]:
     """Strike `old`, or only its sentences `unit` corrects: "The party is on Saturday at Riverside
     Park. Budget is 400 USD." keeps the day and place as a current line and strikes the budget on
-    a line of its own. Returns the text struck and the struck line (None when the fact was split)."""
+    a line of its own. The struck line names the turn that corrected it ("(superseded DAY by t34)"):
+    a reader, and recall, find the current value from it. Returns the text struck and the struck
+    line (None when the fact was split)."""
+    by = unit.turn.id
     lead = LEAD.match(old.text)
     head = lead.group(0) if lead else ""
     sentences = [s.text for s in nlp.parse_one(old.text[len(head):], entities=False).sents]
@@ -312,9 +339,10 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
         if hit and len(hit) < len(sentences):
             kept = head + " ".join(s for s in sentences if s not in hit)
             gone = head + " ".join(hit)
-            topic.body.replace_item(old, replace(old, text=kept), replace(old, text=gone, superseded=day))
+            topic.body.replace_item(old, replace(old, text=kept),
+                                    replace(old, text=gone, superseded=day, superseded_by=by))
             return gone, None
-    return old.text, topic.body.replace_item(old, replace(old, superseded=day))
+    return old.text, topic.body.replace_item(old, replace(old, superseded=day, superseded_by=by))
 
 
 def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
@@ -346,7 +374,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
             nlp.parse((_body(i.text) for i in older), entities=False)
             batched = True
         for item in older:
-            if changed and item not in found and _replaces(changed, told, item, text):
+            if changed and item not in found and _replaces(changed, told, item, text, unit.at):
                 found.append(item)
     return found
 
@@ -360,7 +388,12 @@ def read_ahead(units: Sequence[Unit]) -> None:
 def replaced_values(units: Sequence[Unit]) -> set[str]:
     """The old values these units' corrections name as replaced, by construction or by an echo
     ("naproxen, not ibuprofen": ibuprofen)."""
-    return {old for u in units for _, old in [*u.corrects, *value_pairs(_body(u.fact or u.text))]}
+    return {old for _, old in stated_pairs(units)}
+
+
+def stated_pairs(units: Sequence[Unit]) -> list[tuple[str, str]]:
+    """(new, old) values these units' corrections state, by construction or by an echo."""
+    return list(dict.fromkeys(p for u in units for p in [*u.corrects, *value_pairs(_body(u.fact or u.text))]))
 
 
 def changes_a_value(text: str) -> bool:
@@ -388,12 +421,15 @@ def _clause(tok: Token) -> Token:
     return next((a for a in (tok, *tok.ancestors) if a.pos_ in ("VERB", "AUX")), tok.sent.root)
 
 
-def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "") -> bool:
+def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "",
+              at: dt.datetime | None = None) -> bool:
     """A changed value gives another value to a slot `item` holds: the same kind, another value,
     and the same slot; or, for a date whose clause names no slot, the fact names the item's date
     too, the one it moves away from ("the hall is taken on the 19th, so we sing on the 26th now");
     or, for an amount whose clause names no slot of the item's ("it's 95 now", "so that's 1,400 then"),
-    the item's one amount near it, on a line about the same thing (`_unnamed_amount`)."""
+    the item's one amount near it, on a line about the same thing (`_unnamed`); for a time or a date
+    only when the fact names no other of its kind (that would be the one it leaves) but the day it
+    was said, `at` ("rang this morning (9 April)")."""
     held = values(nlp.parse_one(_body(item.text), entities=False))
     for new in changed:
         for was in held:
@@ -403,9 +439,27 @@ def _replaces(changed: list[Value], said: list[Value], item: Item, text: str = "
                 return True
             if new.kind == "date" and any(_same(n, was) for n in said) and not any(_same(new, h) for h in held):
                 return True
-            if _unnamed_amount(new, was, held) and text and _shares_words(text, item.text):
+            left = new.kind != "number" and any(v.kind == new.kind and not any(_same(v, n) for n in changed)
+                                                and not (at and v.norm == (at.day, at.month)) for v in said)
+            if not left and _unnamed(new, was, held, item) and text and _shares_words(text, item.text):
                 return True
     return False
+
+
+def _unnamed(new: Value, was: Value, held: list[Value], item: Item) -> bool:
+    """A new value whose clause names nothing it is the value of ("they pushed us back to 16:10",
+    "they can fit me in on the 23rd instead"), said with change language, for the one value of its kind the
+    older line holds: its one time of day, or its one date still ahead when it was said (a plan is
+    what moves; a day already past is not). Amounts have their own test."""
+    if new.kind == "number":
+        return _unnamed_amount(new, was, held)
+    if new.slot:
+        return False
+    same = [v for v in held if v.kind == new.kind]
+    if new.kind == "date":
+        said = item.when
+        same = [v for v in same if v.norm[1] and (said is None or (v.norm[1], v.norm[0]) > (said.month, said.day))]
+    return same == [was]
 
 
 def _unnamed_amount(new: Value, was: Value, held: list[Value]) -> bool:
@@ -451,7 +505,7 @@ def _shares_words(text: str, item: str) -> bool:
     """A short number named as replaced ("33.20 instead of 31.50") corrects a line about the same
     thing: one that shares a content word with the correction besides the values."""
     def nouns(t: str) -> set[str]:
-        return {stem(w) for w in content_words(t) if w.lower() not in _MONTHS}
+        return {stem(w) for w in content_words(t) if w.lower() not in _MONTHS and w.lower() not in _WEEKDAYS}
     return bool(nouns(text) & nouns(_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
 
 
@@ -478,7 +532,7 @@ def _specific(value: str) -> bool:
 
 def _numeric(value: str) -> float | None:
     m = _NUMBER.search(value)
-    if not m or any(w.lower() in _MONTHS for w in re.findall(r"[^\W\d_]+", value)):
+    if not m or _CLOCK_TIME.search(value) or any(w.lower() in _MONTHS for w in re.findall(r"[^\W\d_]+", value)):
         return None
     return float(m.group(0).replace(",", ""))
 

@@ -55,6 +55,7 @@ class Doc:
     done: bool = False
     mentions: list[list[str]] | str = field(default_factory=list)
     superseded: str = ""  # the day a later fact replaced this one (items.Item.superseded)
+    superseded_by: str = ""  # the turn that corrected it, or who asked (items.Item.superseded_by)
 
     @property
     def citations(self) -> list[dict]:
@@ -84,10 +85,12 @@ class Doc:
 
     def row(self) -> tuple:
         return (self.doc_id, self.kind, self.path, self.topic_path, self.text, self.topic_text, self.date, self.line,
-                json.dumps(self.citations), int(self.done), json.dumps(self.mentioned), self.superseded)
+                json.dumps(self.citations), int(self.done), json.dumps(self.mentioned), self.superseded,
+                self.superseded_by)
 
 
-DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded"
+DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, " \
+    "superseded_by"
 
 
 _MONTHS = "January February March April May June July August September October November December".split()
@@ -223,7 +226,8 @@ def topic_docs(topic: Topic) -> FileDocs:
         if CONSTRAINT.search(item.text):
             constraints += 1
         doc = Doc(f"{rel}#L{item.line}", item.kind, rel, rel, item.text, names, date, item.line,
-                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text), item.superseded)
+                  [c.to_json() for c in item.citations], item.done, mentioned_windows(item.text), item.superseded,
+                  item.superseded_by)
         windows |= {(epoch(a), epoch(b), EVENT) for a, b in doc.event_windows()}
         if when:
             windows.add((epoch(when), epoch(when + dt.timedelta(days=1)), SAID_ONLY if doc.mentioned else SAID))

@@ -63,8 +63,8 @@ if TYPE_CHECKING:
 
 # 9: an item names its event dates when it has them, else the day said; 10: in epoch seconds;
 # 11: each document's speaker (a snapshot load counts them in SQL); 12: a topic's tags, and its
-# body's [[wikilinks]] among its related edges
-SCHEMA_VERSION = 12
+# body's [[wikilinks]] among its related edges; 13: the turn (or person) that superseded a fact
+SCHEMA_VERSION = 13
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _WORD = re.compile(r"\w+", re.UNICODE)
 # "Caroline's", "what's": the lone "s" would match every possessive in the vault
@@ -167,7 +167,7 @@ class Index:
                 error TEXT);
             CREATE TABLE IF NOT EXISTS docs (doc_id TEXT PRIMARY KEY, kind TEXT, path TEXT, topic_path TEXT, text TEXT,
                 topic_text TEXT, date TEXT, line INTEGER, cites TEXT, done INTEGER, mentions TEXT, superseded TEXT,
-                vec TEXT, speaker TEXT);
+                superseded_by TEXT, vec TEXT, speaker TEXT);
             CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
             CREATE INDEX IF NOT EXISTS files_error ON files(path) WHERE error IS NOT NULL AND error != '';
             CREATE TABLE IF NOT EXISTS topics ({", ".join(TOPIC_FIELDS)}, PRIMARY KEY (path));
@@ -510,7 +510,7 @@ class Index:
             for rel in removed:
                 db.execute("DELETE FROM files WHERE path=?", (rel,))
             db.executemany(f"INSERT OR REPLACE INTO docs ({DOC_COLUMNS}, vec, speaker) "
-                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            [(*d.row(), vec_hash.get(d.doc_id), speaker_of(d.text).lower()) for d in new_docs])
             db.executemany(f"INSERT OR REPLACE INTO topics VALUES ({','.join('?' * len(TOPIC_FIELDS))})",
                            [t.row() for t in topics.values()])

@@ -333,11 +333,11 @@ def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str],
     docs: dict[str, Doc] = {}
     vec_ids: list[str | None] = []
     cache_rows: list[int] = []
-    for doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, row in rows:
+    for doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, struck, by, row in rows:
         mentions = mentions or "[]"
         docs[doc_id] = Doc(doc_id, one(kind, kind), one(path, path), one(topic_path, topic_path), text,
                            one(topic_text, topic_text), one(date, date), line, cites, bool(done),
-                           one(mentions, mentions), superseded or "")
+                           one(mentions, mentions), struck or "", by or "")
         if 0 <= row < cached:
             vec_ids.append(doc_id)
             cache_rows.append(row)

@@ -26,9 +26,14 @@ def keyed_values(text: str) -> tuple[tuple[str, str], ...]:
     about the same facts again and again."""
     if not _DIGIT.search(text):
         return ()
-    body = _LEAD.sub("", text, count=1)
+    body = own_words(text)
     return tuple(dict.fromkeys((q.key, f"{q.value} {q.unit}".strip()) for q in quantities_in(body)
                                if q.key not in GENERIC_KEYS))
+
+
+def own_words(text: str) -> str:
+    """A fact's own words, without who said it and the question it answered ('Lena, asked "…": ')."""
+    return _LEAD.sub("", text, count=1)
 
 
 def replaced_day(snap: Snapshot, doc: Doc, kinds: tuple[str, ...]) -> str:

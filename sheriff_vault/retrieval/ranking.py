@@ -24,7 +24,7 @@ from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER
 from sheriff_vault.retrieval import recent
-from sheriff_vault.retrieval.current import replaced_day
+from sheriff_vault.retrieval.current import own_words, replaced_day
 from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
@@ -55,6 +55,7 @@ FOCUSED_TURNS = 20  # unslept turns weighed for the answer asked: the best of th
 # when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
 MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
+_WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")  # words and numbers as written ("4,000")
 # Words that ask about the talk itself, not a subject: "what did we talk about last week?" wants
 # everything in the window; "what did we decide about the database last week?" only the database.
 _ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing talked mention mentioned "
@@ -484,6 +485,7 @@ class _Ranker:
             docs = [d for d in self.snap.docs_of_topic.get(t.path, ()) if d.kind in ITEM_KINDS]
             for rank, doc in enumerate(sorted(docs, key=lambda d: d.date, reverse=True)[:2]):
                 consider(doc, 0.02 * (2 - rank))
+        cands = self._carry_current(cands, consider)
         cands.sort(key=lambda x: (-x[0], x[1].doc_id))
         share = max(self.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(self.query) else self.cfg.fact_floor
         floor = share * cands[0][0] if cands else 0.0
@@ -533,6 +535,43 @@ class _Ranker:
             picked.append(cand[1].doc_id)
         return picked, cuts
 
+    def _carry_current(self, cands: list[tuple[float, Doc, TopicHit, dict]],
+                       consider: Callable[[Doc], None]) -> list[tuple[float, Doc, TopicHit, dict]]:
+        """A struck value the question matches brings the fact that replaced it, ranked as the old
+        one would have been: "what is the total?" matches "The total is 4,000" (struck), while the
+        line that corrected it ("that comes to 3,650 with the discount") shares no word with it."""
+        carried: dict[str, tuple[float, str]] = {}
+        for prio, doc, _, _ in cands:
+            if doc.superseded and doc.superseded_by and not self._current_at_window_end(doc):
+                current = self._replacement(doc)
+                if current is not None and prio / SUPERSEDED > carried.get(current.doc_id, (0.0, ""))[0]:
+                    carried[current.doc_id] = (prio / SUPERSEDED, doc.doc_id)
+        if not carried:
+            return cands
+        for doc_id in carried:
+            consider(self.snap.docs[doc_id])
+        out = []
+        for prio, doc, hit, sig in cands:
+            if doc.doc_id in carried and carried[doc.doc_id][0] > prio:
+                prio, sig = carried[doc.doc_id][0], {**sig, "replaces": carried[doc.doc_id][1]}
+            out.append((prio, doc, hit, sig))
+        return out
+
+    def _replacement(self, doc: Doc) -> Doc | None:
+        """The current fact that corrected a struck one: of its topic's lines citing the turn its
+        mark names ("(superseded DAY by t34)"), the one whose own words share most with it (a turn
+        may make several lines, and a line may cite it as the question it answers; the correction
+        restates what it corrects), then the newest."""
+        found = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ()) if d.kind in ITEM_KINDS
+                 and not d.superseded and d.date >= doc.date
+                 and any(doc.superseded_by in c.get("turns", ()) for c in d.citations)]
+
+        def words(text: str) -> set[str]:
+            return set(_WORDS.findall(own_words(text).lower())) - STOPWORDS
+
+        old = words(doc.text)
+        return max(found, key=lambda d: (len(old & words(d.text)), d.date, d.line), default=None)
+
     def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
         """Shares a word with the query, means something close, belongs to a topic the query names,
         or falls in its time window, when the question names no subject beyond the time or the fact's
@@ -540,7 +579,7 @@ class _Ranker:
         sig = cand[3]
         in_window = sig["in_window"] > 0 and self._on_subject(cand[2])
         return sig["bm25"] > 0 or sig["embedding"] >= min_cosine or in_window \
-            or self.alias.get(cand[2].path, 0.0) > 0
+            or self.alias.get(cand[2].path, 0.0) > 0 or "replaces" in sig
 
     def _context_hop(self, hit: TopicHit) -> bool:
         """A topic one related hop from a topic the question is about is context worth its best facts

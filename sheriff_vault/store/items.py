@@ -3,13 +3,14 @@
     - 2023-05-08 — Caroline went to a support group on 7 May 2023. [D1:3](../conversations/2023/05/08/135600-s1.md)
     - [ ] 2023-05-09 — Decide the venue for the party. [t12](../conversations/2023/05/09/101500-x1.md)
     - 2023-05-09T10:15Z — Agreed on Saturday for the party. [t3..t9](../conversations/2023/05/09/101500-x1.md)
-    - 2023-05-02 — ~~The budget is 400 USD.~~ (superseded 2023-05-09) [t4](../conversations/2023/05/02/090000-a7.md)
+    - 2023-05-02 — ~~The budget is 400 USD.~~ (superseded 2023-05-09 by t9) [t4](../conversations/2023/05/02/0900-a.md)
 
 The date is when it was said or happened; the link names the archived conversation and its turn
 ids, so any fact can be checked against its source. It renders as a clickable list in Obsidian
 and any Markdown viewer, and each change is one line in a diff. A value that a later fact
-corrected stays, struck through and dated, so history is readable and recall shows it only as
-history; a line a person strikes through by hand (~~...~~) counts as superseded too.
+corrected stays, struck through and dated, with the turn that corrected it (or who asked), so
+history is readable and recall shows it as history next to the value that replaced it; a line a
+person strikes through by hand (~~...~~) counts as superseded too.
 """
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ class Item:
     line: int = 0
     raw: str = ""
     superseded: str = ""  # the day a later fact replaced it (STRUCK_BY_HAND when a person struck it)
-    superseded_by: str = ""  # who asked for it to be struck (a `topic_fact` call), cited in the line
+    superseded_by: str = ""  # who asked for it to be struck (a `topic_fact` call), or the turn that corrected it
 
     def render(self) -> str:
         check = f"[{'x' if self.done else ' '}] " if self.kind == "loop" else ""

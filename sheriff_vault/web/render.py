@@ -162,7 +162,8 @@ def item_html(item: Item, links: Resolver | None = None) -> Markup:
     parts.append(f'<time>{escape(item.date) if item.date else "undated"}</time> ')
     text = inline(item.text, links)
     if item.superseded:
-        when = f" (superseded {escape(item.superseded)})" if item.superseded[:1].isdigit() else " (struck by hand)"
+        by = f" by {escape(item.superseded_by)}" if item.superseded_by else ""
+        when = f" (superseded {escape(item.superseded)}{by})" if item.superseded[:1].isdigit() else " (struck by hand)"
         parts.append(f'<span class="text"><s>{text}</s><span class="note">{when}</span></span>')
     else:
         parts.append(f'<span class="text">{text}</span>')
