@@ -100,7 +100,7 @@ def _date_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
 
 
 def _time_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
-    """A time of day: "13:40", "9:15am", "7 pm", "7.30pm" (hours and minutes, on a 24-hour clock)."""
+    """A time of day: "16:10", "9:15am", "7 pm", "7.30pm" (hours and minutes, on a 24-hour clock)."""
     m = _CLOCK.fullmatch(toks[i].lower_)
     end = i + 1
     half = m["half"] if m else None
