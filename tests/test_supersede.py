@@ -103,7 +103,8 @@ def test_a_time_of_day_is_a_value_of_its_own(text: str, times: list):
      "The clinic rang this morning (12 March 2026 morning) with a gap: they can fit me in on Thursday "
      "23 April 2026 instead.", True),
     # counter-examples: two times on the line (which one moved?); no word shared (another thing)
-    ("Train tickets: out at 07:05 on the 4th, back at 18:30 on the 9th.", "Train update: they moved us to 09:20.", False),
+    ("Train tickets: out at 07:05 on the 4th, back at 18:30 on the 9th.", "Train update: they moved us to 09:20.",
+     False),
     ("Booked: car service, Monday 16 March at 08:40.", "Call from the dentist, they pushed us back to 16:10.",
      False),
 ])
