@@ -24,13 +24,13 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
     # a date without a year gets its year, once, and it is the next one for a plan
     ("The cutover was moved to 18 March.", "2026-03-09T10:00:00Z", "The cutover was moved to 18 March 2026."),
     ("We fly to Osaka on 19 April.", "2026-03-02T10:00:00Z", "We fly to Osaka on 19 April 2026."),
-    ("Berlin, 27 September. goal is sub 3:30", "2026-06-01T07:00:00Z", "Berlin, 27 September 2026. goal is sub 3:30"),
+    ("Vienna, 11 October. aim is under 3:45", "2026-06-01T07:00:00Z", "Vienna, 11 October 2026. aim is under 3:45"),
     ("We went to Lisbon on 19 April.", "2026-05-02T10:00:00Z", "We went to Lisbon on 19 April 2026."),
     ("We went to Lisbon on 19 December.", "2026-03-02T10:00:00Z", "We went to Lisbon on 19 December 2025."),
     # a date that already has its year is left alone: no "18 December (18 December 2026)"
     ("Handover on 18 December 2026.", "2026-11-01T10:00:00Z", "Handover on 18 December 2026."),
     # a range gets its year once, both ends kept
-    ("The stag is 10-12 July, Hamburg.", "2026-06-01T10:00:00Z", "The stag is 10-12 July 2026, Hamburg."),
+    ("The hen do is 17-19 July, Porto.", "2026-06-01T10:00:00Z", "The hen do is 17-19 July 2026, Porto."),
     # a weekday deadline and "the 23rd" get their day
     ("Send the papers by Thursday.", "2026-03-09T10:00:00Z", "Send the papers by Thursday (12 March 2026)."),
     ("She needs everything by the 23rd.", "2026-04-16T10:00:00Z",
@@ -61,8 +61,8 @@ def test_cheering_and_greetings_are_no_facts_but_a_short_answer_is():
 
 
 def test_a_short_opening_heading_joins_the_sentence_it_announces():
-    got = facts("Grant update. Petra redid the budget table, so we're asking for 9,500 EUR.")
-    assert got == ["Sam: Grant update: Petra redid the budget table, so we're asking for 9,500 EUR."]
+    got = facts("Fund update. Jonas reworked the cost sheet, so we're asking for 9,500 EUR.")
+    assert got == ["Sam: Fund update: Jonas reworked the cost sheet, so we're asking for 9,500 EUR."]
     assert facts("Emma's party. We booked the hall on Elm Street.") == [
         "Sam: Emma's party: We booked the hall on Elm Street."]
 
@@ -73,8 +73,8 @@ def test_a_short_opening_heading_joins_the_sentence_it_announces():
     ("Oof, that sounds hard. The insurance covers the car.", ["Sam: The insurance covers the car."]),
     ("It’s tough. The insurance covers the car.", ["Sam: The insurance covers the car."]),
     ("Sounds tough. The insurance covers the car.", ["Sam: The insurance covers the car."]),
-    ("Thanks for asking. I'm on the hunt for a studio with natural light.",
-     ["Sam: I'm on the hunt for a studio with natural light."]),
+    ("Thanks for asking. I'm looking for a workshop with good light.",
+     ["Sam: I'm looking for a workshop with good light."]),
 ])
 def test_a_short_opening_that_says_something_is_no_heading(said: str, kept: list[str]):
     assert facts(said) == kept
@@ -82,7 +82,7 @@ def test_a_short_opening_that_says_something_is_no_heading(said: str, kept: list
 
 @pytest.mark.parametrize("said,kept", [
     # thanks and congratulations keep what they are for: stripped of it, the rest is nonsense
-    ("Hey, congrats on the clothing store!", ["Sam: Congrats on the clothing store!"]),
+    ("Hey, congrats on the new bakery!", ["Sam: Congrats on the new bakery!"]),
     ("Thanks so much for the lasagne recipe, it was a hit.",
      ["Sam: Thanks so much for the lasagne recipe, it was a hit."]),
     ("Thanks for asking.", []),
@@ -102,11 +102,11 @@ def test_chat_written_in_lower_case_still_splits_into_sentences():
 
 
 def test_short_fragments_of_one_message_are_one_fact_in_a_chat_with_an_assistant():
-    turns = [Turn("user", "Ren changed the long run. Sunday is 20 km now, same pace", at("2026-06-03T10:00:00Z"), "t1",
-                  "Sam"),
+    turns = [Turn("user", "Coach moved the tempo run. Tuesday is 12 km now, easy pace", at("2026-06-03T10:00:00Z"),
+                  "t1", "Sam"),
              Turn("assistant", "Updated.", at("2026-06-03T10:01:00Z"), "t2")]
     assert [u.fact for u in make_units(turns, "UTC", set())] == [
-        "Sam: Ren changed the long run. Sunday is 20 km now, same pace"]
+        "Sam: Coach moved the tempo run. Tuesday is 12 km now, easy pace"]
 
 
 def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
@@ -120,16 +120,16 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
 
 @pytest.mark.parametrize("said", [
     "This is going to be a bit of a brain dump, i've got three things going on and i keep losing track of them.",
-    "Long week ahead, I'll use you to keep track of a few things.",
+    "Long week ahead, I'll use you to remember a few bits.",
     "Hi! I need help keeping my week organised.",
     "Let's start with whichever is more urgent.",
     "Week update",
-    "Three things on my plate, let's go one by one.",
-    "Thanks a lot for your help, have a good weekend!",
-    "For once everything is in order. Thanks for keeping track!",
+    "Three things on my list, let's take them in turn.",
+    "Many thanks for the help, enjoy your evening!",
+    "Everything's in order now. Many thanks for keeping track!",
     "Kia ora!",
-    "My granddaughter set this up for me and says you can keep notes.",
-    "I need somewhere to put all my lists, can you be that?",
+    "My son installed this and tells me you can keep notes.",
+    "I need a place to keep all my to-dos, can you do that?",
 ])
 def test_talk_about_the_talk_is_not_a_fact(said):
     assert facts(said) == []
@@ -156,8 +156,8 @@ def test_a_short_speaker_name_is_no_trouble():
 
 @pytest.mark.parametrize("said,written", [
     # no past tense: the next such day, not the one half a year back
-    ("Frankfurt to Tokyo Haneda on 3 October, back on 20 October.",
-     "Frankfurt to Tokyo Haneda on 3 October 2026, back on 20 October 2026."),
+    ("Munich to Seoul Incheon on 5 October, back on 22 October.",
+     "Munich to Seoul Incheon on 5 October 2026, back on 22 October 2026."),
     ("Change the winter tyres in October.", "Change the winter tyres in October 2026."),
     # a date only days behind is the one just past; a past event is in the past
     ("The party was on 2 March.", "The party was on 2 March 2026."),
@@ -170,13 +170,13 @@ def test_a_date_without_a_year_is_the_one_a_person_means(said, written):
 
 
 def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
-    """"a funeral on the 19th, so the concert moves" is about the concert's 19 September said two
+    """"a wedding on the 19th, so the recital moves" is about the recital's 19 September said two
     days before, not the 19th of this month."""
     from sheriff_vault.compaction.units import make_units
 
     t0 = dt.datetime(2026, 8, 9, 19, 0, tzinfo=dt.UTC)
-    turns = [Turn("user", "Our spring concert is on Saturday 19 September at St Paul's.", t0, "t1", "Aroha"),
-             Turn("user", "St Paul's has a funeral booked on the 19th so the concert moves to 26 September.",
+    turns = [Turn("user", "Our autumn recital will be on Saturday 19 September in St Anne's.", t0, "t1", "Aroha"),
+             Turn("user", "St Anne's has a wedding on the 19th so the recital moves to 26 September.",
                   t0 + dt.timedelta(days=2), "t2", "Aroha"),
              Turn("user", "The invoice is due on the 30th.", t0 + dt.timedelta(days=2), "t3", "Aroha")]
     bodies = [u.body for u in make_units(turns, "UTC", set())]
@@ -191,12 +191,12 @@ def two_people(question: str, answer: str) -> list[str]:
 
 
 def test_an_answer_keeps_the_question_it_answers_however_long_it_is():
-    """The question says what the answer is about ("researching adoption agencies" answers "any
-    plans for the summer?"); a short reply needs it to be read at all, a long one to be found."""
+    """The question says what the answer is about ("looking into foster care" answers "any plans for
+    the summer?"); a short reply needs it to be read at all, a long one to be found."""
     assert two_people("Wow, that's great. Any plans for the summer?", "Sweden.") == [
         'Caroline, asked "Any plans for the summer?": Sweden.']
-    long = ("Researching adoption agencies, it's been a dream to have a family and give a loving home to kids "
-            "who need it.")
+    long = ("Looking into foster care, we've wanted for years to give children a safe place to grow up "
+            "when they need one.")
     assert two_people("Any plans for the summer?", long) == [f'Caroline, asked "Any plans for the summer?": {long}']
 
 
@@ -207,20 +207,20 @@ def test_a_question_never_pushes_the_answer_out_of_its_fact():
 
 
 def test_the_question_goes_with_the_sentence_that_answers_it():
-    """"How's the dance studio?" is answered by what the reply says of the studio, not by the
+    """"How's the pottery studio?" is answered by what the reply says of the studio, not by the
     congratulations said first; a reply sharing no word with the question gives it to its first fact."""
-    got = two_people("Last week I built a new website for the shop. How's the dance studio?",
-                     "Hey Melanie, congrats on the clothing store! The dance studio is on tenuous grounds right "
-                     "now, but I'm staying positive.")
-    assert got == ["Caroline: Congrats on the clothing store!",
-                   "Caroline, asked \"How's the dance studio?\": The dance studio is on tenuous grounds right now, "
-                   "but I'm staying positive."]
+    got = two_people("This month I opened an online shop for my prints. How's the pottery studio?",
+                     "Hey Melanie, congrats on the print shop! The pottery studio is struggling at the moment, "
+                     "but I'm hopeful.")
+    assert got == ["Caroline: Congrats on the print shop!",
+                   "Caroline, asked \"How's the pottery studio?\": The pottery studio is struggling at the moment, "
+                   "but I'm hopeful."]
     got = two_people("Anything new?", "I adopted a greyhound called Pepa. She sleeps all day on the sofa.")
     assert got[0].startswith('Caroline, asked "Anything new?": I adopted a greyhound')
     # a first fact sharing a number with the question answers it, however many words a later one shares
-    got = two_people("If I add 1.50 for packaging, what should customers in Europe pay?",
-                     "13.40 plus 1.50 is 14.90 pounds. Unless you use IOSS, customers in Europe also pay import VAT.")
-    assert got[0].startswith('Caroline, asked "If I add 1.50') and got[0].endswith("14.90 pounds.")
+    got = two_people("If I add 2.20 for the box, what should buyers abroad pay?",
+                     "11.60 plus 2.20 is 13.80 pounds. Unless you register for the scheme, buyers abroad pay duty too.")
+    assert got[0].startswith('Caroline, asked "If I add 2.20') and got[0].endswith("13.80 pounds.")
 
 
 @pytest.mark.parametrize("said,fact", [
