@@ -53,11 +53,11 @@ def test_encouragement_that_says_nothing_new_is_dropped():
 
 
 def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_echo():
-    """"8:00" for "8am", "NOK" for "kroner", "Laser Picos" for "Laser Pico" add nothing."""
+    """"8:00" for "8am", "NOK" for "kroner", "Toppers" for "Topper" add nothing."""
     turns = talk(("user", "The plumber is Ewan Price, here Thursday 8am."),
                  ("assistant", "Noted: Ewan Price comes on Thursday at 8:00."),
-                 ("user", "We sail Laser Pico dinghies. The course costs 3,200 kroner."),
-                 ("assistant", "Noted: Laser Picos, 3,200 NOK."),
+                 ("user", "We sail Topper dinghies. The course costs 2,700 kroner."),
+                 ("assistant", "Noted: Toppers, 2,700 NOK."),
                  ("user", "The class starts at 9am."),
                  ("assistant", "Noted: the class starts at 9:30."))
     assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3", "t4"], ["t5"], ["t6"]]
@@ -108,10 +108,10 @@ def test_acknowledgements_and_advice_are_read_from_the_parse():
 
 
 def test_a_change_the_assistant_asks_about_and_the_person_confirms_is_a_fact():
-    """"So the test is now on 9 June instead of 2 June?" answered "yes": a fact, said by the
+    """"So the exam is now on 18 June instead of 11 June?" answered "yes": a fact, said by the
     assistant and confirmed, citing both turns; a question the person answers no stays no fact."""
-    turns = talk(("user", "my driving test got moved, one week later, same hour"),
-                 ("assistant", "So the test is now on Tuesday 9 June at 10:30, instead of 2 June?"),
+    turns = talk(("user", "my theory exam got pushed, a week later, same time"),
+                 ("assistant", "So the exam is now on Thursday 18 June at 09:40, instead of 11 June?"),
                  ("user", "yes exactly"),
                  ("user", "and the bakery order moved too"),
                  ("assistant", "So the cake now comes on 3 June instead of 1 June?"),
@@ -120,5 +120,5 @@ def test_a_change_the_assistant_asks_about_and_the_person_confirms_is_a_fact():
     facts = [(u.turn_ids, u.fact, u.corrects) for u in units]
     confirmed = [f for f in facts if "t3" in f[0]]
     assert len(confirmed) == 1 and confirmed[0][0] == ["t2", "t3"]
-    assert confirmed[0][1].startswith("Assistant: The test is now on Tuesday 9 June")
+    assert confirmed[0][1].startswith("Assistant: The exam is now on Thursday 18 June")
     assert not any(u.turn.id == "t5" for u in units)  # the question answered no is no fact

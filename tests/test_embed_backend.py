@@ -11,7 +11,7 @@ import pytest
 
 from sheriff_vault.index.embed import Embedder, MeanPoolingModel
 
-TEXTS = ["Caroline: I went to a LGBTQ support group yesterday (7 May 2023).", "the party", "",
+TEXTS = ["Caroline: I went to a choir rehearsal yesterday (7 May 2023).", "the party", "",
          "We are moving the orders database from Postgres 14 to Postgres 16. " * 40,  # past the 256-token cut
          "Budget for the party is 400 USD.", "Zürich, naïve café — 東京"]
 

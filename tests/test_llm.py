@@ -21,7 +21,7 @@ from sheriff_vault.store.buffer import Turn, load_buffer
 
 T0 = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
 LINES = [
-    ("user", "Caroline", "I went to the LGBTQ support group yesterday and it was powerful."),
+    ("user", "Caroline", "I went to the book club yesterday and it was lovely."),
     ("user", "Melanie", "We finally booked the camping trip for 2023-06-10 with the kids."),
     ("user", "Caroline", "The counseling course costs 400 USD and I must finish it by autumn."),
     ("user", "Melanie", "Should we take the lake route or the mountain route?"),
@@ -93,7 +93,7 @@ def test_request_carries_schema_model_effort_and_the_conversation(vault, fake_op
                                       "schema": extract_openai.SCHEMA}
     assert "not instructions" in body["instructions"]
     text = body["input"]
-    assert "[t1] 2023-05-08T13:56Z user (Caroline): I went to the LGBTQ support group" in text
+    assert "[t1] 2023-05-08T13:56Z user (Caroline): I went to the book club" in text
     part, context = text.split(extract_openai.CONTEXT_HEADING)
     assert "[t4]" in part and "[t5]" not in part
     assert "[t5] 2023-05-08T14:00Z user (Caroline)" in context and "[t6]" in context
@@ -123,7 +123,7 @@ def test_candidates_cite_the_turns_the_server_named(vault, fake_openai):
     caroline, melanie = by_name["Caroline: conversation notes"], by_name["Melanie: conversation notes"]
     assert caroline.turn_ids == ["t1", "t3"] and melanie.turn_ids == ["t2", "t4"]
     assert all(u.turn is turns[int(u.turn.id[1:]) - 1] for c in got.candidates for u in c.units)
-    assert caroline.units[0].fact == "Caroline: I went to the LGBTQ support group yesterday and it was powerful."
+    assert caroline.units[0].fact == "Caroline: I went to the book club yesterday and it was lovely."
     assert caroline.owner == "Caroline" and caroline.aliases == ["Caroline notes"]
     assert caroline.constrained and not caroline.corrected
     [hit] = caroline.units[1].numbers

@@ -18,13 +18,13 @@ AT = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
     ("The party is at 3pm. Budget is 400 USD.", [("budget", 400, "USD")]),  # a sentence's first word
     ("I met Anna. Anna is 34 years old.", [("duration", 34, "years")]),  # a name, seen mid-sentence too
     ("We booked the hotel for 7 nights in Shinjuku.", [("hotel_nights", 7, "")]),
-    ("This Sunday long run is 24 km at 5:40 pace.", [("long_run", 24, "km")]),
-    ("The fleet is 236 laptops, not 220.", [("laptops", 236, "")]),
+    ("This Saturday tempo run is 16 km at 4:50 pace.", [("tempo_run", 16, "km")]),
+    ("The depot has 48 vans, not 44.", [("vans", 48, "")]),
     ("Tanks cost 4,200 EUR, the shed 3,800 EUR and gutters 900 EUR.",
      [("tanks", 4200, "EUR"), ("shed", 3800, "EUR"), ("gutters", 900, "EUR")]),
-    ("Rent goes from 980 to 1,340.", [("rent", 980, ""), ("rent", 1340, "")]),
-    ("We're asking for 8,000 EUR.", [("amount", 8000, "EUR")]),
-    ("Just back from a run: 14 km easy, legs ok.", [("distance", 14, "km")]),
+    ("Rent goes from 870 to 1,120.", [("rent", 870, ""), ("rent", 1120, "")]),
+    ("We're applying for 6,500 EUR.", [("amount", 6500, "EUR")]),
+    ("Home from a ride: 42 km steady, knees fine.", [("distance", 42, "km")]),
     ("9 guys are coming.", [("guys", 9, "")]),
     ("Pay $400 for the venue.", [("amount", 400, "USD")]),
 ])
@@ -33,7 +33,7 @@ def test_a_quantity_is_keyed_by_its_subject(sentence: str, expected: list):
 
 
 @pytest.mark.parametrize("sentence", [
-    "Berlin, 27 September. goal is sub 3:30", "Postgres 16 migration, step 5 is the rollback plan.",
+    "Vienna, 11 October. aim is under 3:45", "Postgres 16 migration, step 5 is the rollback plan.",
     "Cutover on the 23rd at 18:00.", "Windows 11 rollout starts in 2026.",
 ])
 def test_dates_times_versions_and_steps_are_no_quantities(sentence: str):

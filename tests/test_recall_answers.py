@@ -145,9 +145,9 @@ def test_a_long_fact_shows_the_clause_that_answers():
             "another 8 jobs in a legacy folder that weren't on our list, so we have 47 jenkins jobs, not 39.")
     assert "47 jenkins jobs" in excerpt(fact, "How many Jenkins jobs are there in total?")
     assert excerpt(fact, "Who is Marek?").startswith("Priya: Marek went through the old jenkins folders")
-    grant = ("Sam: Grant update: Petra redid the budget table: the rainwater tanks are more expensive than we "
-             "thought, so we're now asking for 9,500 EUR instead of 8,000.")
-    assert "asking for 9,500 EUR" in excerpt(grant, "How much is the community garden asking for in the grant?")
+    grant = ("Sam: Fund update: Jonas reworked the cost sheet: the solar lights cost more than we "
+             "expected, so we're now asking for 7,300 EUR instead of 6,100.")
+    assert "asking for 7,300 EUR" in excerpt(grant, "How much is the allotment club asking for in the fund?")
     short = "Priya: We counted 39 jenkins jobs."
     assert excerpt(short, "How many Jenkins jobs are there?") == short
 
@@ -359,18 +359,18 @@ def test_a_long_correction_shows_the_value_it_gives():
     excerpt keeps it (with the sentence it finishes), not the lead-in that shares most words."""
     from sheriff_vault.text import excerpt
 
-    fact = ("Ana: Oh, and good news on the proposal: DFG extended the call, the portal now closes 23 June 2026, "
-            "so the research office moved our internal deadline too. It's 16 June 2026 now instead of 2 June 2026.")
-    shown = excerpt(fact, "What is the internal deadline for the DFG proposal?")
-    assert "16 June 2026 now instead of 2 June 2026" in shown and "internal deadline" in shown, shown
+    fact = ("Ana: Oh, and a bit of luck with the bid: the foundation extended its call, the form now closes 30 May "
+            "2026, so the faculty moved our internal deadline as well. It's 22 May 2026 now instead of 8 May 2026.")
+    shown = excerpt(fact, "What is the internal deadline for the foundation bid?")
+    assert "22 May 2026 now instead of 8 May 2026" in shown and "internal deadline" in shown, shown
     assert not shown.startswith("Ana: Oh,")
 
 
 ROOF = [("Rental house roof", ["the roof"], "2026-03-02T19:00:00",
-         ["The roof of my rental house on Clive Street is leaking.",
+         ["The roof of the flat I let on Mill Road is leaking.",
           "A roofer from the village comes round on Friday to inspect the roof.",
           "The tenant put a bucket under the drip in the back bedroom.",
-          "New price is £2,340, not £1,850.",
+          "New price is £2,780, not £2,150.",
           "The ceiling needs replastering after the roof is done."])]
 
 
@@ -386,7 +386,7 @@ def test_a_how_much_question_prefers_the_line_that_states_an_amount(vault, monke
         result = recall(vault, question, now=NOW, explain=True)
         ranked = sorted([f for t in result.topics for f in t.facts] + [c.fact for c in result.cuts],
                         key=lambda f: -f.score)
-        at = next(i for i, f in enumerate(ranked) if "2,340" in f.text)
+        at = next(i for i, f in enumerate(ranked) if "2,780" in f.text)
         return at, ranked[at].score
 
     with_focus = rank_of_price()
@@ -418,7 +418,7 @@ def test_the_topic_holding_the_best_fact_is_read_first():
 
 DRIVING = [("Driving test", ["the test"], "2026-04-22T20:30:00",
             ["Lena: I booked the driving test at the Wilton centre.",
-             "Assistant: The driving test is now on Tuesday 9 June at 10:30 at Wilton, instead of 2 June.",
+             "Assistant: The driving test is now on Thursday 18 June at 09:40 at Wilton, instead of 11 June.",
              "Ciaran: Lena still checks the mirror too late before changing lane.",
              "Ciaran: My own test was years ago, in the old centre."])]
 

@@ -106,7 +106,7 @@ def slept_thrice(tmp_path_factory: pytest.TempPathFactory) -> dict:
     dated_git(root, "2026-02-11T15:00:00Z", "add", "topics/notes.md")
     dated_git(root, "2026-02-11T15:00:00Z", "commit", "-qm", "edit: notes")
     edit1 = git(root, "rev-parse", "HEAD").strip()
-    s3 = sleep(root, "c", "2026-02-12", ["Melanie signed up for a pottery class on Thursdays."],
+    s3 = sleep(root, "c", "2026-02-12", ["Melanie joined a pottery course on Thursdays."],
                "2026-02-12T10:00:00Z")
     (root / "topics" / "notes.md").write_text("---\nname: Notes\n---\n\n## Facts\n- Hand note two.\n")
     dated_git(root, "2026-02-12T11:00:00Z", "commit", "-qam", "edit: notes again")
@@ -215,7 +215,7 @@ def test_vault_sleeps_is_a_timeline_of_what_each_sleep_learned(slept_thrice):
     listed = json.loads(run_vault("sleeps", "--json", cwd=root).stdout)
     assert [s["tag"] for s in listed] == [slept_thrice[k]["tag"] for k in ("s3", "s2", "s1")]
     newest = listed[0]
-    assert any("Melanie signed up for a pottery class on Thursdays." in line for line in newest["learned"])
+    assert any("Melanie joined a pottery course on Thursdays." in line for line in newest["learned"])
     assert not any("index schema" in line for line in newest["learned"])  # that was the sleep before
     touched = {t["path"]: t for t in newest["topics"]}
     assert set(touched) == {t["path"] for t in s3["created"] + s3["updated"]}
@@ -223,7 +223,7 @@ def test_vault_sleeps_is_a_timeline_of_what_each_sleep_learned(slept_thrice):
     text = run_vault("sleeps", "--limit", "1", cwd=root).stdout.splitlines()
     assert len(text) == 2
     assert text[0].startswith(f"2026-02-12 10:00  {s3['commit'][:8]}  ")
-    assert "Melanie signed up for a pottery class on Thursdays." in text[0] and "+ fact" not in text[0]
+    assert "Melanie joined a pottery course on Thursdays." in text[0] and "+ fact" not in text[0]
     name = s3["created"][0]["name"]
     assert f"{name} (new)" in text[1] and text[1].rstrip().endswith(f"({s3['tag']})")
 

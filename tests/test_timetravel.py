@@ -294,7 +294,7 @@ def test_sleep_commits_are_the_timeline(tmp_path):
     vault.config.sleep.tail_turns = 2
     first = sleep(vault, chat("2023-05-08T13:00:00Z", "a", [
         ("Caroline", "I am planning to adopt a dog named Biscuit next month."),
-        ("Melanie", "Melanie signed up for a pottery class on Thursdays."),
+        ("Melanie", "Melanie joined a pottery course on Thursdays."),
         ("Caroline", "ok"), ("Caroline", "bye")]), now=at("2023-05-08T13:00:00Z")).commit
     second = sleep(vault, chat("2023-05-20T10:00:00Z", "b", [
         ("Caroline", "Caroline adopted the dog Biscuit and he loves the park."),

@@ -352,9 +352,9 @@ def test_find_in_question() -> None:
 
 
 def test_find_for_extractor_with_naive_now() -> None:
-    text = "I went to a support group yesterday and it was great"
+    text = "I went to a quiz night yesterday, we came third"
     w = find(text, datetime(2023, 5, 8, 13, 56))
-    assert w is not None and w.phrase == "yesterday" and w.span == (26, 35)
+    assert w is not None and w.phrase == "yesterday" and w.span == (23, 32)
     assert w.label() == "7 May 2023"
     assert w.start == iso("2023-05-07T00:00:00Z")
 

@@ -4,7 +4,7 @@ The talk is cut into exchanges (a person's turn and the replies to it; a questio
 Each exchange joins the subject being talked about, unless it clearly belongs to another one
 already seen ("back to the speech"), or to none seen yet; a switch phrase ("other thing", "on
 another note") or a long pause weighs toward a change, a short follow-up ("rent goes up to
-1,340") stays where it is, and an exchange unlike the subject that the next exchange takes up
+1,120") stays where it is, and an exchange unlike the subject that the next exchange takes up
 opens a new one unannounced. Likeness is meaning (sentence embeddings) and shared uncommon words.
 
 The cues are read from the parse (sheriff_vault/nlp.py): an ordinal or a word of difference heading a
