@@ -223,3 +223,33 @@ def test_a_window_of_many_topics_weighs_only_the_most_used_that_nothing_matched(
     capped = recall(filled, question, now=NOW, k=2, explain=True, dense=False)
     assert [t.path for t in capped.candidates] == [t.path for t in whole.candidates][:2]
     assert names(capped) == names(whole) and capped.order == whole.order
+
+
+def test_an_index_another_version_made_is_rebuilt_and_said_to_be_that(vault):
+    """After an upgrade the index's schema is older: it is rebuilt from the files, with a note that
+    names the versions, not a warning that it was damaged; a damaged one still gets the warning."""
+    import sqlite3
+
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.index.engine import SCHEMA_VERSION
+
+    use_hash_embedder(vault)
+    build(vault)
+    first = Index(vault).open()
+    first.refresh()
+    first.close()
+    db = sqlite3.connect(vault.cache / "index" / "state.db")
+    with db:
+        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION - 1),))
+    db.close()
+    said: list[str] = []
+    index = Index(vault, log=said.append).open()
+    assert index.meta("schema_version") == str(SCHEMA_VERSION)
+    index.close()
+    assert len(said) == 1 and said[0].startswith("note: the search index was made by another version"), said
+    assert f"index schema {SCHEMA_VERSION - 1}; this version reads {SCHEMA_VERSION}" in said[0]
+    (vault.cache / "index" / "state.db").write_bytes(b"not a database")
+    said.clear()
+    Index(vault, log=said.append).open().close()
+    assert len(said) == 1 and said[0].startswith("warning: the search index was unreadable"), said

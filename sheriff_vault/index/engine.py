@@ -180,7 +180,7 @@ class Index:
             db.commit()
         elif int(version[0]) != SCHEMA_VERSION:
             db.close()
-            raise _Corrupt(f"index schema {version[0]} is not {SCHEMA_VERSION}")
+            raise _OtherVersion(f"index schema {version[0]}; this version reads {SCHEMA_VERSION}")
         self._db = db
         (self.folder / "tantivy").mkdir(exist_ok=True)
         self._tindex = tantivy.Index(_schema(), path=str(self.folder / "tantivy"), reuse=True)
@@ -203,7 +203,11 @@ class Index:
                     self._open_parts()
         except (_Corrupt, sqlite3.DatabaseError, ValueError, OSError) as exc:
             self.close()
-            self.log(f"warning: the search index was unreadable ({exc}); rebuilding it from the files")
+            if isinstance(exc, _OtherVersion):  # an upgrade, not damage: say so
+                self.log(f"note: the search index was made by another version of Sheriff Vault ({exc}); "
+                         "rebuilding it from the files")
+            else:
+                self.log(f"warning: the search index was unreadable ({exc}); rebuilding it from the files")
             with self.lock():
                 shutil.rmtree(self.folder, ignore_errors=True)
                 self._open_parts()
@@ -830,3 +834,7 @@ class Index:
 
 class _Corrupt(Exception):
     pass
+
+
+class _OtherVersion(_Corrupt):
+    """An index another version made: rebuilt like a damaged one, and said to be what it is."""
