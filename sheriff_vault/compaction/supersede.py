@@ -36,9 +36,8 @@ _MONTHS = {name.lower(): i for names in (calendar.month_name, calendar.month_abb
 _WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) for name in names}
 _ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?(?P<half>[ap]\.?m\.?)?")
+_CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?\s?(?P<half>[ap]\.?m\.?)?(?![a-z])")
 _HALVES = ("am", "pm", "a.m.", "p.m.")
-_CLOCK_TIME = re.compile(r"\d:\d\d|\d\s?[ap]\.?m\b", re.IGNORECASE)
 _SLOT_POS = ("NOUN", "PROPN")
 _DIRECTIONS = ("up", "down")  # a value that goes up or down to another has changed
 _ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
@@ -530,9 +529,14 @@ def _specific(value: str) -> bool:
     return number is not None and number >= 1000 and not (1900 <= number <= 2100 and number.is_integer())
 
 
+def _clock(value: str) -> bool:
+    """A value that is a time of day ("16:10", "7 pm"), never an amount to compare as a number."""
+    return any((c["sep"] == ":" and c["minute"]) or c["half"] for c in _CLOCK.finditer(value.lower()))
+
+
 def _numeric(value: str) -> float | None:
     m = _NUMBER.search(value)
-    if not m or _CLOCK_TIME.search(value) or any(w.lower() in _MONTHS for w in re.findall(r"[^\W\d_]+", value)):
+    if not m or _clock(value) or any(w.lower() in _MONTHS for w in re.findall(r"[^\W\d_]+", value)):
         return None
     return float(m.group(0).replace(",", ""))
 

@@ -98,14 +98,15 @@ def replacement(struck: Item, items: list[Item]) -> Item | None:
     ("(superseded DAY by t9)", as sleep strikes), the one saying most of its words; else the one
     giving another value of a quantity it states; else, of the lines said the day it was struck
     that share a word with it, the likest; else None."""
-    from sheriff_vault.retrieval.current import keyed_values  # numpy and the index: only when a value is struck
+    # numpy and the index: only when a value is struck
+    from sheriff_vault.retrieval.current import keyed_values, restated
 
     current = [i for i in items if i.kind == struck.kind and not i.superseded and i is not struck]
     if not current:
         return None
     cited = [i for i in current if struck.superseded_by and struck.superseded_by in i.turn_ids]
     if cited:
-        return max(cited, key=lambda i: (len(_said(i) & _said(struck)), i.line))
+        return max(cited, key=lambda i: (restated(struck.text, i.text), i.line))
     keys = dict(keyed_values(struck.text))
     if keys:
         for item in sorted(current, key=lambda i: -i.line):

@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from sheriff_vault.index.docs import Doc
 from sheriff_vault.index.snapshot import Snapshot
 from sheriff_vault.quantities import GENERIC_KEYS, quantities_in
+from sheriff_vault.text import STOPWORDS
 
 _DIGIT = re.compile(r"\d")
+_WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")  # words and numbers as written ("4,000")
 _LEAD = re.compile(r'^[^:"]{1,60}(?:, asked "[^"]*")?:\s')  # "Lena: ", 'User, asked "…?": '
 
 
@@ -34,6 +36,16 @@ def keyed_values(text: str) -> tuple[tuple[str, str], ...]:
 def own_words(text: str) -> str:
     """A fact's own words, without who said it and the question it answered ('Lena, asked "…": ')."""
     return _LEAD.sub("", text, count=1)
+
+
+def restated(old: str, new: str) -> int:
+    """How much of an old line a newer one says again in its own words: the words and numbers as
+    written ("4,000") they share, stop words aside. Of the lines a correcting turn made, the one
+    that restates the struck line most is the one that replaced it."""
+    def words(text: str) -> set[str]:
+        return set(_WORDS.findall(own_words(text).lower())) - STOPWORDS
+
+    return len(words(old) & words(new))
 
 
 def replaced_day(snap: Snapshot, doc: Doc, kinds: tuple[str, ...]) -> str:

@@ -24,7 +24,7 @@ from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER
 from sheriff_vault.retrieval import recent
-from sheriff_vault.retrieval.current import own_words, replaced_day
+from sheriff_vault.retrieval.current import replaced_day, restated
 from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
@@ -55,7 +55,6 @@ FOCUSED_TURNS = 20  # unslept turns weighed for the answer asked: the best of th
 # when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
 MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
 _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
-_WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")  # words and numbers as written ("4,000")
 # Words that ask about the talk itself, not a subject: "what did we talk about last week?" wants
 # everything in the window; "what did we decide about the database last week?" only the database.
 _ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing talked mention mentioned "
@@ -562,15 +561,12 @@ class _Ranker:
         mark names ("(superseded DAY by t34)"), the one whose own words share most with it (a turn
         may make several lines, and a line may cite it as the question it answers; the correction
         restates what it corrects), then the newest."""
+        by = doc.superseded_by
         found = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ()) if d.kind in ITEM_KINDS
                  and not d.superseded and d.date >= doc.date
-                 and any(doc.superseded_by in c.get("turns", ()) for c in d.citations)]
-
-        def words(text: str) -> set[str]:
-            return set(_WORDS.findall(own_words(text).lower())) - STOPWORDS
-
-        old = words(doc.text)
-        return max(found, key=lambda d: (len(old & words(d.text)), d.date, d.line), default=None)
+                 and (not isinstance(d.cites, str) or f'"{by}"' in d.cites)  # the stored JSON, before decoding it
+                 and any(by in c.get("turns", ()) for c in d.citations)]
+        return max(found, key=lambda d: (restated(doc.text, d.text), d.date, d.line), default=None)
 
     def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
         """Shares a word with the query, means something close, belongs to a topic the query names,
