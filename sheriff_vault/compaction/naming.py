@@ -158,7 +158,6 @@ def outgrown(name: str, whole: Title) -> str:
     return "" if best and whole.scores.get(name.lower(), 0.0) >= OUTGROWN_SHARE * best else whole.name
 
 
-
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
     """A one-word title that a well-placed longer phrase ends in takes that phrase: "Party" said
     with "birthday party" is the birthday party, as a person would title the note."""
