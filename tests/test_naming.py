@@ -153,3 +153,23 @@ def test_a_value_the_subject_replaced_is_not_its_title():
     assert name_subject(texts, other, set()).name == "Ibuprofen"
     renamed = name_subject(texts, other, set(), replaced={"ibuprofen"})
     assert "ibuprofen" not in renamed.name.lower() and renamed.name
+
+
+@pytest.mark.parametrize("first_turn,title,not_title", [
+    # an adjective the tagger reads as a participle still describes the noun it stands before
+    ("We're building fitted wardrobes in the spare bedroom this month.", "fitted wardrobes", "wardrobes"),
+    # a clause that frames the main one (when, before, who ...) names a circumstance, not the subject
+    ("The roof repair starts once the scaffolders arrive.", "roof repair", "scaffolders"),
+    ("The neighbour who lent us the ladder wants the gutter fixed.", "neighbour", "ladder"),
+])
+def test_an_opening_names_its_subject_in_its_main_clause(first_turn: str, title: str, not_title: str):
+    titles = opening_titles(first_turn, set())
+    assert title in titles and not_title not in titles, titles
+
+
+def test_an_amount_after_a_word_is_no_version_and_an_adverb_ends_no_title():
+    """A version keeps its number ("python 3.13 upgrade" above); a price said after a word does not, and a
+    heading that trails off in an adverb ("slow morning finally.") is titled without it."""
+    assert not any("250" in t for t in opening_titles("top price 250. anything more is silly", set()))
+    headed = intro_titles("Slow morning finally. The plumber came.", set())
+    assert headed and not any(t.lower().endswith("finally") for t in headed), headed

@@ -242,12 +242,25 @@ def opening_titles(text: str, ignore: set[str]) -> list[str]:
             elif role == "attr":  # "the first is the library", not "it's a joke": a copula after a noun
                 role = "appos" if any(c.dep_ == "nsubj" and c.pos_ != "PRON" for c in root.head.children) else role
             if role not in CORE_ROLES or root.pos_ not in NOMINAL or root.ent_type_ in COUNTED \
-                    or root.lower_ in place.GREETING:
+                    or root.lower_ in place.GREETING or _subordinate(root):
                 continue
             words = _object_words(doc, chunk.start_char, chunk.end_char, ignore)
             if words:
                 out.append(" ".join(words))
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+
+
+SUBORDINATE = frozenset({"advcl", "relcl", "acl"})
+
+
+def _subordinate(tok: Token) -> bool:
+    """Whether a word stands in a clause that only frames the main one: "before I go to the shop",
+    "the friend who lent me the drill" (an adverbial or relative clause) names a circumstance."""
+    while tok.head.i != tok.i:
+        if tok.dep_ in SUBORDINATE:
+            return True
+        tok = tok.head
+    return False
 
 
 def _recurs(title: str, counts: Counter[str]) -> bool:
@@ -314,16 +327,19 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
                 words, kept = [], []
             continue
         if words and tok.like_num and re.fullmatch(r"\d+(?:\.\d+)*", low.rstrip(".")):
+            if not _numbered(tok):
+                break  # "max 400": an amount after a word, not the version of a name
             words.append(low.rstrip("."))
             kept.append(tok)
             break
         named = tok.pos_ in NOMINAL or tok.ent_type_ in NAMED_KINDS or head_last and tok.i == last_i and _headlike(tok)
-        if not (named or tok.pos_ == "ADJ" or keep_names and tok.text[:1].isupper() and tok.is_alpha
+        describes = tok.pos_ == "ADJ" or tok.dep_ == "amod" and tok.tag_ in ("VBN", "VBG")  # "fitted shelves"
+        if not (named or describes or keep_names and tok.text[:1].isupper() and tok.is_alpha
                 and tok.pos_ not in FUNCTION_WORDS):
             break
         if low in ignore or not tok.text[:1].isalpha() or low in english.KIN:
             return None
-        if tok.pos_ == "ADJ" and not words and _common(low):
+        if describes and not words and _common(low):
             continue
         words.append(tok.text.strip("'’"))
         kept.append(tok)
@@ -335,9 +351,9 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
 
 
 def _headlike(tok: Token) -> bool:
-    """A content word the tagger may have misread as an adjective, adverb or bare verb; never a
-    preposition, a pronoun or a participle ("my week organised")."""
-    return tok.is_alpha and (tok.pos_ in ("ADJ", "ADV") or tok.tag_ in ("VB", "VBP"))
+    """A content word the tagger may have misread as an adjective or a bare verb; never a
+    preposition, a pronoun, an adverb ("a slow morning finally") or a participle ("my week organised")."""
+    return tok.is_alpha and (tok.pos_ == "ADJ" or tok.tag_ in ("VB", "VBP"))
 
 
 def _common(word: str) -> bool:
@@ -435,9 +451,13 @@ def _version(tok: Token, run: list[Token]) -> bool:
     """"Postgres 16", "Python 3.12": a number of one or two digits, or with a point, right after a
     name; not a year ("Invoice 2026"), a dose ("Ibuprofen 400") or a count of what follows."""
     nxt = tok.nbor(1) if tok.i + 1 < len(tok.doc) else None
-    digits = tok.text.replace(".", "")
-    return bool(run) and tok.like_num and digits.isdigit() and ("." in tok.text or len(digits) <= 2) \
-        and run[-1].text[:1].isupper() and not (nxt is not None and nxt.tag_ == "NNS")
+    return bool(run) and _numbered(tok) and run[-1].text[:1].isupper() and not (nxt is not None and nxt.tag_ == "NNS")
+
+
+def _numbered(tok: Token) -> bool:
+    """A number as a version is written: with a point, or of one or two digits ("3.13", "11")."""
+    digits = tok.text.rstrip(".").replace(".", "")
+    return tok.like_num and digits.isdigit() and ("." in tok.text.rstrip(".") or len(digits) <= 2)
 
 
 def _grams(doc: Doc, ignore: Set[str]) -> list[list[Token]]:
