@@ -137,6 +137,20 @@ def test_a_date_that_moves_to_another_strikes_the_old_date_of_the_same_thing(tmp
     assert [text for text, _ in struck] == ["Aroha: Our autumn recital is on Sunday 4 October at St Anne's."]
 
 
+def test_a_date_named_as_replaced_strikes_it_however_the_old_line_wrote_it(tmp_path: Path):
+    """"from Saturday 7 November to Saturday 14 November" names the old date; the line that gave it
+    wrote "Sat 7 November 2026" among other things, and is struck all the same. A date that only
+    shares the day of the month is not the one named."""
+    later = T0 + dt.timedelta(days=20)
+    new = "So the hall is free again and the recital moves from Saturday 7 November to Saturday 14 November."
+    topic = topic_with(tmp_path, ("t1", "Aroha: Two jobs this term, first the recital, Sat 7 November 2026, "
+                                  "twelve pupils.", T0),
+                       ("t2", "Aroha: The piano tuner comes on Thursday 7 May.", T0), ("t9", f"Aroha: {new}", later))
+    struck = supersede(topic, units_of("t9", new, later), "2026-03-29")
+    assert [text for text, _ in struck] == ["Aroha: Two jobs this term, first the recital, Sat 7 November 2026, "
+                                            "twelve pupils."]
+
+
 def test_the_same_quantity_with_change_language_supersedes_without_saying_not(tmp_path: Path):
     later = T0 + dt.timedelta(days=1)
     topic = topic_with(tmp_path, ("t1", "Lena: The hotel is 6 nights in Shinjuku.", T0),

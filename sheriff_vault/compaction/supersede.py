@@ -509,10 +509,17 @@ def _shares_words(text: str, item: str) -> bool:
 
 
 def _mentions(text: str, value: str) -> bool:
+    """Whether `text` states `value`: a number as any spelling of it, a date with its month however
+    it is written ("Tuesday 6 October" is "Tue 6 October 2026"), anything else as said."""
     number = _numeric(value)
     if number is not None:
         return any(_numeric(n) == number for n in _NUMBER.findall(text))
-    return re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE) is not None
+    if re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE) is not None:
+        return True
+    said = values(nlp.parse_one(value, entities=False))
+    if len(said) != 1 or said[0].kind != "date" or not said[0].norm[1]:
+        return False
+    return any(v.norm == said[0].norm for v in values(nlp.parse_one(text, entities=False)) if v.kind == "date")
 
 
 def _with_unit(text: str, value: str) -> bool:
