@@ -254,8 +254,9 @@ SUBORDINATE = frozenset({"advcl", "relcl", "acl"})
 
 
 def _subordinate(tok: Token) -> bool:
-    """Whether a word stands in a clause that only frames the main one: "before I go to the shop",
-    "the friend who lent me the drill" (an adverbial or relative clause) names a circumstance."""
+    """Whether a word stands in a clause that only frames the main one, an adverbial clause ("before
+    I go to the shop"), a relative one ("the friend who lent me the drill") or one that describes a
+    noun ("a reason to call the bank"): it names a circumstance, not what the turn is about."""
     while tok.head.i != tok.i:
         if tok.dep_ in SUBORDINATE:
             return True
