@@ -156,3 +156,22 @@ def test_a_crowded_vault_topic_must_fit_more_clearly_to_grow():
     assert alike == pytest.approx(1.0)
     assert _likeness(*said, topic(4 * CROWDED), weight, recent=False) == pytest.approx(0.5)
     assert _likeness(*said, topic(4 * CROWDED, existing=""), weight, recent=False) == pytest.approx(1.0)
+
+
+def test_the_plan_does_not_merge_two_subjects_placement_kept_apart():
+    """Two subjects placement found in one slice stay two topics however alike the plan's own score
+    finds them (every subject of one sleep is near in time: that says nothing about sameness); a
+    stray line may still join one, and a subject may still continue a topic the vault held."""
+    from sheriff_vault.compaction.extract import Candidate
+    from sheriff_vault.compaction.merge import Target, match
+    from sheriff_vault.config import Config
+
+    vec = np.asarray([1.0, 0.0], np.float32)
+    made_now = Target("topics/money-transfer.md", "a", {"money transfer"}, set(), [DAY1], vec[None, :], new=True)
+    held = Target("topics/money-transfer-2.md", "b", {"money transfer"}, set(), [DAY1], vec[None, :])
+    stray = Candidate([], name="Bank fee", vector=vec, time_hint=DAY1)
+    subject = Candidate([], name="Bank fee", vector=vec, time_hint=DAY1, subject=True)
+    cfg = Config().sleep
+    assert match(stray, [made_now], cfg).target is made_now
+    assert match(subject, [made_now], cfg).target is None
+    assert match(subject, [made_now, held], cfg).target is held

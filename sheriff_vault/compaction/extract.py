@@ -47,6 +47,7 @@ class Candidate:
     vector: np.ndarray | None = None
     time_hint: dt.datetime | None = None
     owner: str = ""
+    subject: bool = False  # placement found it a subject of its own (not a stray line)
     distinct: bool = False  # the person said it is a different thing from one talked about before
     existing: str = ""  # the vault topic (path) this subject continues (prior.py)
     rename: str = ""  # a better name for `existing`, whose subject this slice has outgrown its name
@@ -149,6 +150,7 @@ def _candidates(units: list[Unit], subjects: list[Subject], encode: Callable[[li
     out = []
     for k, group in sorted(grouped.items()):
         cand = Candidate(group, vector=_mean(group), existing=subjects[k].existing if k >= 0 else "")
+        cand.subject = k >= 0
         cand.distinct = k >= 0 and any(DIFFERENT.search(t.content) for t in subjects[k].turns[:2])
         out.append(cand)
     return _fold_strays(out, {id(u): i for i, u in enumerate(units)})

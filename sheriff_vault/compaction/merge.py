@@ -167,6 +167,8 @@ def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
     names = candidate_names(cand)
     if cand.distinct:  # "that's a totally different thing": never the topic it was said to differ from
         targets = [t for t in targets if t.new]
+    if cand.subject:  # placement weighed this slice's subjects against each other; the plan does not again
+        targets = [t for t in targets if not t.new]
     words = set(content_words(" ".join([cand.name, *cand.aliases, *sorted(cand.entities)])))
     for target in targets:
         alias = 3.0 if names & target.names else 0.0
