@@ -173,3 +173,19 @@ def test_an_amount_after_a_word_is_no_version_and_an_adverb_ends_no_title():
     assert not any("250" in t for t in opening_titles("top price 250. anything more is silly", set()))
     headed = intro_titles("Slow morning finally. The plumber came.", set())
     assert headed and not any(t.lower().endswith("finally") for t in headed), headed
+
+
+def test_a_short_subject_takes_the_name_its_opening_turn_gives_a_long_one_must_come_back_to_it():
+    """One session's worth of a subject (three exchanges) has had no time to repeat its name: the
+    phrase its opening turn names leads. A subject that goes on for longer without coming back to
+    that phrase is about what it does come back to."""
+    said = "Let's get going on the invoice archive cleanup today."
+    rest = ["The scanner jams on every tenth page.", "The scanner is a borrowed one from the office.",
+            "I cleaned the scanner rollers, still jams.", "Maybe the scanner feeds two sheets at once.",
+            "New scanner rollers are 19 euros online.", "Ordered the scanner rollers, here Friday.",
+            "Fitted the rollers: the scanner runs clean now."]
+    other = [["The garden shed needs a new roof before winter."]]
+    short = name_subject([said, *rest[:3]], other, set(), said=said)
+    assert short.name == "Invoice archive cleanup"
+    long = name_subject([said, *rest], other, set(), said=said)
+    assert "scanner" in long.name.lower() and "invoice" not in long.name.lower(), long.name

@@ -37,6 +37,7 @@ NOMINAL = frozenset({"NOUN", "PROPN"})
 COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
 FUNCTION_WORDS = frozenset({"ADP", "DET", "PRON", "CCONJ", "SCONJ", "AUX", "PART", "VERB", "ADV"})
 NAMED_KINDS = frozenset({"NORP", "LANGUAGE"})  # "Also spanish:": a language or people, said as an adjective
+FEW_TURNS = 6  # a subject of three exchanges or fewer names itself in its opening turn, repeated or not
 COMMON_ADJECTIVE = 5.2  # Zipf frequency above which a leading adjective describes ("new", "main"), not names
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_NAMES'))
 
@@ -60,10 +61,13 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     `replaced`: values the subject's corrections replaced ("naproxen, not ibuprofen"), never its title."""
     counts, forms, first = _phrases(texts, ignore)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
-    # and the noun phrases the person's opening turn names, when the subject comes back to them:
+    # and the noun phrases the person's opening turn names, when the subject comes back to them or
+    # is too short to have (one session's worth) and came back to nothing else its opening said:
     # all compete on the score below, the best of them leads
     named = [title for text in (opening or ([said] if said else texts[:1]))
-             for title in opening_titles(text, ignore) if _recurs(title, counts)]
+             for title in opening_titles(text, ignore)
+             if _recurs(title, counts) or (len(texts) <= FEW_TURNS
+                                           and not _came_back(title, first, counts, len(texts)))]
     intro += named
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says
         key = " ".join(stem(w.lower()) for w in form.split())
@@ -268,6 +272,13 @@ def _recurs(title: str, counts: Counter[str]) -> bool:
     """Whether the subject comes back to a phrase's words after naming it: a phrase said once in
     passing ("the blue of the lake") names no subject that goes on about something else."""
     return any(counts.get(_key(word), 0) >= 2 for word in title.split())
+
+
+def _came_back(title: str, first: Set[str], counts: Counter[str], n: int) -> bool:
+    """Whether most of a subject's turns come back to another word its first turn said ("the blue
+    of the lake calms me", then the lake in every turn): that word, not the title, is the subject."""
+    words = {_key(word) for word in title.split()}
+    return any(counts[key] * 2 > n for key in first if " " not in key and key not in words)
 
 
 def _takes_object(doc: Doc, verb_at: int, start: int, end: int) -> bool:
