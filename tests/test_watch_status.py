@@ -69,8 +69,10 @@ def test_watching_the_status_does_not_keep_an_idle_daemon_alive(hash_vault, monk
         assert json.loads(run_vault("recall", "the party", "--now", NOW, "--json", "--vault", vault.root).stdout)[
             "via"] == "daemon"
         first = status_json(vault.root)
-        assert first["idle_exit"] == 3 and first["requests"] == 1
+        # At least the recall (the full CLI may ask again when the fast client's first try fails).
+        assert first["idle_exit"] == 3 and first["requests"] >= 1
         assert "closed after 3s without a request" in run_vault("watch", "--status", "--vault", vault.root).stdout
+        assert status_json(vault.root)["requests"] == first["requests"]  # asking the status is no request
         wait_for(lambda: not status_json(vault.root)["running"], timeout=60, every=0.5,
                  what="the idle daemon exits while its status is asked")
     finally:
