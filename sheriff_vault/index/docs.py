@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +121,10 @@ def mentioned_windows(text: str) -> list[list[str]]:
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class TopicRow:
-    """The topic fields ranking needs, so recall never re-reads topic files."""
+    """The topic fields ranking needs, so recall never re-reads topic files. Slotted: a daemon holds
+    one per topic of every vault it serves."""
 
     path: str
     topic_id: str
@@ -153,7 +153,7 @@ class TopicRow:
         d["evergreen"] = int(d["evergreen"])
         return tuple(d[k] for k in TOPIC_FIELDS)
 
-    @cached_property
+    @property
     def last_seen_at(self) -> dt.datetime | None:
         return parse_time(self.last_seen)
 
