@@ -122,3 +122,26 @@ def test_a_change_the_assistant_asks_about_and_the_person_confirms_is_a_fact():
     assert len(confirmed) == 1 and confirmed[0][0] == ["t2", "t3"]
     assert confirmed[0][1].startswith("Assistant: The exam is now on Thursday 18 June")
     assert not any(u.turn.id == "t5" for u in units)  # the question answered no is no fact
+
+
+def test_a_change_stated_before_a_closing_question_is_confirmed_by_the_value_said_again():
+    """"So the shoot now starts on 14 August instead of 2 August. Does that still work?" answered
+    "14 Aug works": the person's line is the change and carries the old value it replaces. Said
+    again with the old value ("no, keep the 2nd ... 2 Aug") it carries nothing; answered "yes" alone,
+    the statement is the confirmed fact, as a closing question's would be."""
+    turns = talk(("user", "the photographer wants to move the shoot"),
+                 ("assistant", "So the shoot now starts on 14 August instead of 2 August. Does that still work?"),
+                 ("user", "14 Aug works, I'll tell the models"),
+                 ("user", "and the studio asked about the rehearsal too"),
+                 ("assistant", "So the rehearsal moves to 9 August instead of 1 August. Is that alright?"),
+                 ("user", "no, keep it on 1 Aug, the 9th is taken"),
+                 ("user", "last one, the caterer wrote"),
+                 ("assistant", "So lunch is now for 18 people instead of 12. Shall I note that?"),
+                 ("user", "yes please"))
+    units = fold_echoes(make_units(turns, "UTC", set()), turns)
+    by_turn = {u.turn.id: u for u in units}
+    assert by_turn["t3"].corrects == [("14 August", "2 August")]
+    assert by_turn["t6"].corrects == []
+    confirmed = [u for u in units if u.turn.id == "t8"]
+    assert len(confirmed) == 1 and confirmed[0].turn_ids == ["t8", "t9"] and "correction" in confirmed[0].flags
+    assert confirmed[0].fact == "Assistant: Lunch is now for 18 people instead of 12."

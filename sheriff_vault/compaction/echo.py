@@ -59,32 +59,55 @@ def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ())
             _fold(turn, last_user, by_turn, said, held, echoes)
         if turn.role in ("user", "assistant"):  # a tool's output is no fact: the report of it is news
             _hear(turn.content, *said)  # an echo may repeat the question it was asked too
-    kept = [u for u in units if id(u) not in echoes] + confirmed_changes(turns)
+    kept = [u for u in units if id(u) not in echoes]
+    kept += confirmed_changes(turns, kept)
     order = {t.id: i for i, t in enumerate(turns)}
     return sorted(kept, key=lambda u: order.get(u.turn.id, -1))  # stable: a turn's units keep their order
 
 
-def confirmed_changes(turns: list[Turn]) -> list[Unit]:
-    """An assistant question that restates a change ("So the swap moves from 7 to 14 March?"),
-    answered yes by the person without saying the value again: the change is a fact, said by the
-    assistant and confirmed, citing both turns."""
+def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit]:
+    """A change the assistant puts to the person, as its closing question ("So the swap moves from 7
+    to 14 March?") or as the statement before it ("So it starts on the 20th instead of the 6th. Is
+    that alright?"), that the person confirms. Answered yes without the value: the change is a fact,
+    said by the assistant and confirmed, citing both turns. Answered with the new value said again
+    ("the 20th, fine"): the person's own line is the change, and carries the old value it replaces.
+    `kept`: the talk's units so far (a statement kept as a fact of its own is marked, not repeated)."""
     out: list[Unit] = []
+    by_turn: dict[str, list[Unit]] = {}
+    for unit in kept:
+        by_turn.setdefault(unit.turn.id, []).append(unit)
     for question, answer in zip(turns, turns[1:], strict=False):
-        if question.role != "assistant" or answer.role != "user" or not _assents(answer.content):
+        if question.role != "assistant" or answer.role != "user":
             continue
-        last = sentences(question.content)[-1:] or [""]
-        statement = last[0].rstrip()
-        if not statement.endswith("?"):
+        said = sentences(question.content)
+        if not said or not said[-1].rstrip().endswith("?"):
             continue
-        statement = statement.rstrip(" ?") + "."
-        if not (value_pairs(statement) or changes_a_value(statement)) or info(statement)[0] & info(answer.content)[0]:
-            continue
-        for unit in make_units([replace(question, content=statement)], "UTC", set()):
-            unit.turn = question
-            unit.echoes.append(answer.id)
-            unit.flags.add("correction")
-            out.append(unit)
+        asked = said[-1].rstrip().rstrip(" ?") + "."
+        for statement in [asked, *said[-2:-1]]:
+            pairs = value_pairs(statement)
+            repeated = [p for p in pairs if _repeats(answer.content, *p)]
+            if repeated:
+                for unit in by_turn.get(answer.id, []):
+                    unit.corrects += [p for p in repeated if _repeats(unit.text, *p) and p not in unit.corrects]
+                break
+            if not (pairs or changes_a_value(statement)):
+                continue
+            if _assents(answer.content) and not info(statement)[0] & info(answer.content)[0]:
+                stated = [u for u in by_turn.get(question.id, []) if value_pairs(u.text) == pairs]
+                for unit in stated or make_units([replace(question, content=statement)], "UTC", set()):
+                    unit.turn = question
+                    unit.echoes.append(answer.id)
+                    unit.flags.add("correction")
+                    if not stated:
+                        out.append(unit)
+            break
     return out
+
+
+def _repeats(text: str, new: str, old: str) -> bool:
+    """`text` says the number that sets `new` apart from `old` and none that sets `old` apart."""
+    said, was, now = info(text)[0], info(old)[0], info(new)[0]
+    return bool((now - was) & said) and not (was - now) & said
 
 
 def _assents(text: str) -> bool:
