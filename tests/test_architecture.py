@@ -96,6 +96,27 @@ def test_a_wing_imports_only_wings_below_it(module: str):
         assert WINGS[theirs] < WINGS[mine], f"{module} ({mine}) imports {other} ({theirs}), which is not below it"
 
 
+# Sleep is one orchestrator (compact) over a row of stages that import none of each other, only
+# the shared layer below them: the values they pass, value and cue reading, and the English tables.
+# Echo stands beside parse: a change the assistant restates is parsed into a fact of its own.
+SLEEP = "sheriff_vault.compaction"
+SLEEP_SHARED = {f"{SLEEP}.{m}" for m in ("parts", "values", "cues", "numbers", "prior", "result")}
+SLEEP_STAGES = {f"{SLEEP}.{m}" for m in ("units", "echo", "subjects", "naming", "merge", "supersede", "progress",
+                                          "extract_openai", "write")}
+BESIDE = {(f"{SLEEP}.echo", f"{SLEEP}.units")}
+
+
+def test_sleep_is_one_orchestrator_over_a_row_of_stages():
+    inside = {m for m in MODULES if m.startswith(f"{SLEEP}.")}
+    tables = {m for m in inside if m.startswith(f"{SLEEP}.english")}
+    assert inside - tables == SLEEP_SHARED | SLEEP_STAGES | {f"{SLEEP}.compact"}, "a new module: place it here"
+    for stage in SLEEP_STAGES:
+        others = {m for m in GRAPH[stage] if m in SLEEP_STAGES or m == f"{SLEEP}.compact"}
+        assert {(stage, o) for o in others} <= BESIDE, f"{stage} imports another stage: {sorted(others)}"
+    for shared in SLEEP_SHARED:
+        assert GRAPH[shared] & inside <= SLEEP_SHARED | tables, f"{shared} imports a stage"
+
+
 def test_no_module_imports_in_a_circle():
     index, low, stack, on_stack, circles = {}, {}, [], set(), []
 

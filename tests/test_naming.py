@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, opening_titles, possessive
+from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, opening_titles
+from sheriff_vault.compaction.parts import possessive
 
 
 @pytest.mark.parametrize("first_turn,title", [
@@ -81,7 +82,8 @@ def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():
     subject."""
     import datetime as dt
 
-    from sheriff_vault.compaction.extract import Candidate, _opening
+    from sheriff_vault.compaction.naming import _opening
+    from sheriff_vault.compaction.parts import Candidate
     from sheriff_vault.compaction.units import make_units
     from sheriff_vault.store.buffer import Turn
 

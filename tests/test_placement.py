@@ -162,8 +162,8 @@ def test_the_plan_does_not_merge_two_subjects_placement_kept_apart():
     """Two subjects placement found in one slice stay two topics however alike the plan's own score
     finds them (every subject of one sleep is near in time: that says nothing about sameness); a
     stray line may still join one, and a subject may still continue a topic the vault held."""
-    from sheriff_vault.compaction.extract import Candidate
     from sheriff_vault.compaction.merge import Target, match
+    from sheriff_vault.compaction.parts import Candidate
     from sheriff_vault.config import Config
 
     vec = np.asarray([1.0, 0.0], np.float32)

@@ -93,7 +93,7 @@ def test_a_sleep_in_the_daemon_writes_the_same_files_and_commit_as_in_process(tw
         modules = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines()
                    if line.startswith("import time:")}
         assert "sheriff_vault.daemon.remote_sleep" in modules
-        assert "sheriff_vault.compaction.extract" not in modules, "the command slept in its own process"
+        assert "sheriff_vault.compaction.units" not in modules, "the command slept in its own process"
         log = (here.cache / "logs" / "daemon.log").read_text()
         assert "sleep: 36 turns, commit" in log
         found = json.loads(run_vault("recall", "tomato seedlings", "--vault", here.root, "--json", "--now",

@@ -8,8 +8,8 @@ import datetime as dt
 import pytest
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.extract import extract
-from sheriff_vault.compaction.subjects import heading_nouns
+from sheriff_vault.compaction.compact import extract
+from sheriff_vault.compaction.cues import heading_nouns
 from sheriff_vault.index.embed import hash_vectors
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import stem
@@ -70,8 +70,8 @@ def test_a_one_line_subject_joins_the_subject_it_is_close_to_and_a_lone_one_stay
     """_fold_strays on its own, with hand-made unit vectors."""
     import numpy as np
 
-    from sheriff_vault.compaction.extract import Candidate, _fold_strays
-    from sheriff_vault.compaction.units import Unit
+    from sheriff_vault.compaction.parts import Candidate, Unit
+    from sheriff_vault.compaction.subjects import _fold_strays
 
     def unit(n: int, vec: list[float]) -> Unit:
         v = np.asarray(vec, dtype=np.float32)
@@ -95,7 +95,8 @@ def test_a_lone_line_that_says_next_to_nothing_makes_no_topic(said: str, kept: b
     """A one-line subject like nothing else said stays a topic only if it says something."""
     import numpy as np
 
-    from sheriff_vault.compaction.extract import Candidate, _fold_strays
+    from sheriff_vault.compaction.parts import Candidate
+    from sheriff_vault.compaction.subjects import _fold_strays
     from sheriff_vault.compaction.units import make_units
 
     garden = Candidate(make_units(turns(*GARDEN), "UTC", set()), vector=np.asarray([1, 0, 0], np.float32))
@@ -127,7 +128,7 @@ def test_a_subject_the_talk_was_moved_to_joins_another_only_when_far_more_alike(
 
 
 def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
-    from sheriff_vault.compaction.extract import OPENER
+    from sheriff_vault.compaction.cues import OPENER
     cases = {
         "Separate thing, at weekends I coach the under-12s": "at weekends I coach the under-12s",
         "Second thing, completely unrelated: my tax return for 2025.": "my tax return for 2025.",
@@ -173,7 +174,7 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("Last night we went out for dinner", False),
 ])
 def test_a_switch_cue_anywhere_a_sentence_starts(text, switch):
-    from sheriff_vault.compaction.subjects import SWITCH
+    from sheriff_vault.compaction.cues import SWITCH
 
     assert bool(SWITCH.search(text)) is switch
 
@@ -257,7 +258,7 @@ def test_the_last_exchange_opens_nothing_unannounced():
     ("Five days until the move!", False),
 ])
 def test_a_turn_that_names_its_subject_first(text, named):
-    from sheriff_vault.compaction.subjects import RETURN_CUE
+    from sheriff_vault.compaction.cues import RETURN_CUE
 
     assert bool(RETURN_CUE.search(text)) is named
 
@@ -272,7 +273,7 @@ def test_a_turn_that_names_its_subject_first(text, named):
     ("The other day the boiler broke.", False),
 ])
 def test_a_thing_said_to_be_another(text, unlike):
-    from sheriff_vault.compaction.subjects import DIFFERENT
+    from sheriff_vault.compaction.cues import DIFFERENT
 
     assert bool(DIFFERENT.search(text)) is unlike
 
@@ -305,9 +306,9 @@ def test_a_closing_names_nothing(text, closing):
 ])
 def test_where_a_reply_opens(text, opening):
 
-    from sheriff_vault.compaction.subjects import _reply_end
+    from sheriff_vault.compaction.cues import reply_end
 
-    end = _reply_end(nlp.parse_one(text))
+    end = reply_end(nlp.parse_one(text))
     assert (text[:end] if end is not None else None) == opening
 
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sheriff_vault.compaction.supersede import current_first, supersede, value_pairs
-from sheriff_vault.compaction.units import Unit, make_units
+from sheriff_vault.compaction.parts import Unit
+from sheriff_vault.compaction.supersede import supersede
+from sheriff_vault.compaction.units import make_units
+from sheriff_vault.compaction.values import current_first, value_pairs
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.items import Citation, Item
 from sheriff_vault.store.topics import Topic, new_topic
@@ -88,7 +90,7 @@ def test_an_explicit_correction_strikes_the_old_fact_with_the_day(tmp_path: Path
 ])
 def test_a_time_of_day_is_a_value_of_its_own(text: str, times: list):
     from sheriff_vault import nlp
-    from sheriff_vault.compaction.supersede import values
+    from sheriff_vault.compaction.values import values
 
     assert [v.norm for v in values(nlp.parse_one(text)) if v.kind == "time"] == times
 
@@ -265,7 +267,7 @@ def test_value_pairs_read_names_and_moves_from_the_parse(text: str, pairs: list)
 def test_a_value_and_its_slot_come_from_the_parse():
     """The noun a number counts, or the subject of the clause whose predicate holds it."""
     from sheriff_vault import nlp
-    from sheriff_vault.compaction.supersede import values
+    from sheriff_vault.compaction.values import values
 
     [count] = values(nlp.parse_one("The guest count went up to 32."))
     assert (count.norm, count.slot) == ((32.0,), frozenset({"guest", "count"}))
@@ -338,7 +340,7 @@ def test_x_no_longer_y_keeps_x_current_whoever_says_it(tmp_path: Path, role: str
 def test_a_verbless_fragment_has_values_and_slots():
     """A note without a verb ("Dentist: 3 May, 40 EUR.") is read to its root, not past it."""
     from sheriff_vault import nlp
-    from sheriff_vault.compaction.supersede import values
+    from sheriff_vault.compaction.values import values
 
     said = values(nlp.parse_one("Dentist: 3 May, 40 EUR."))
     assert [v.norm for v in said] == [(3.0, 5.0), (40.0,)]
@@ -365,7 +367,7 @@ def test_a_currency_word_measures_a_value_and_counts_nothing():
     """"289 eur" and "289 EUR" are one amount of money: neither counts "eur", so a later amount
     for the same slot can replace it."""
     from sheriff_vault import nlp
-    from sheriff_vault.compaction.supersede import values
+    from sheriff_vault.compaction.values import values
 
     for text in ("The reseller quote for the certificates: 289 eur", "The reseller quote for the certificates: 289 EUR",
                  "The reseller quote for the certificates is 289 euros"):
@@ -395,7 +397,7 @@ def test_an_amount_whose_clause_names_no_slot_replaces_the_one_amount_of_that_th
 
 def test_actually_before_a_verb_stays_in_the_fact_as_the_mark_of_a_correction():
     """"actually make that 640" corrects; "really" before a verb only adds feeling and goes."""
-    from sheriff_vault.compaction.supersede import changes_a_value
+    from sheriff_vault.compaction.values import changes_a_value
 
     [unit] = units_of("t9", "About the deposit: actually make that 640.", T0)
     assert "actually make that 640" in unit.fact and changes_a_value(unit.body)

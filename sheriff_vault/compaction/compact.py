@@ -1,9 +1,12 @@
 """`vault sleep`: compact the older part of the conversation into topics, as ONE git commit.
 
-Steps (docs/sleep.md): keep the tail, extract subjects and candidate updates, match them to
-topics, update topics minimally, link them, score utility, write the wake packet, archive the
-slice, write topic events, trim the buffer. Everything is planned in memory first; a journal
-makes a crash either roll back or finish on the next command.
+The one orchestrator of sleep (docs/sleep.md): it keeps the tail and guards the rest, then calls
+the stages in order: place the turns into subjects (subjects.py), parse them into facts (units.py,
+echo.py), group the facts by subject and title each (naming.py, progress.py), or have the model
+do those (extract_openai.py); match each to a topic and write it in (merge.py), strike the values
+it corrects (supersede.py), settle one-liners, links and utility (merge.py), and write the files
+(write.py). Everything is planned in memory first; a journal makes a crash either roll back or
+finish on the next command.
 """
 from __future__ import annotations
 
@@ -12,39 +15,45 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from sheriff_vault import faults, nlp, timewin
-from sheriff_vault.compaction.extract import Candidate, Extraction, extract
+from sheriff_vault.compaction.echo import fold_echoes
 from sheriff_vault.compaction.merge import (
-    Change,
     Match,
     Target,
     apply,
     candidate_names,
-    effective_utility,
     link,
+    local_day,
     match,
+    settle,
     targets_from,
 )
+from sheriff_vault.compaction.naming import name_candidates
+from sheriff_vault.compaction.parts import Candidate, Change, Extraction, Guarded
 from sheriff_vault.compaction.prior import PriorTopic, nearest, prior_topics
+from sheriff_vault.compaction.progress import in_progress, skill_refs
 from sheriff_vault.compaction.result import SleepResult
-from sheriff_vault.compaction.subjects import exchange_texts
+from sheriff_vault.compaction.subjects import candidates, exchange_texts, find_subjects
+from sheriff_vault.compaction.supersede import supersede
+from sheriff_vault.compaction.units import make_units
+from sheriff_vault.compaction.values import read_ahead
+from sheriff_vault.compaction.write import commit_message, files_of, write_files
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import gitlog, journal
-from sheriff_vault.store.buffer import Turn, append_turns, load_buffer, render_markdown
+from sheriff_vault.store.buffer import Turn, append_turns, load_buffer
 from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.guard import scan
-from sheriff_vault.store.packets import WakePacket
+from sheriff_vault.store.items import format_item_date
 from sheriff_vault.store.topics import Topic, iso, new_topic, path_id, slugify
-from sheriff_vault.text import norm, truncate
+from sheriff_vault.text import norm, proper_names
 
 if TYPE_CHECKING:
     from sheriff_vault.config import Config
@@ -162,7 +171,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
     result.placement = _placement(extraction, changes)
     result.compacted, result.kept = len(part), len(tail)
-    files = _files(vault, result, extraction, changes, guarded, snap, conv_rel, now)
+    files = files_of(vault, result, extraction, changes, guarded, snap, conv_rel, now)
     relinked = _relinked(vault, snap, changes, names, moved)
     files.update({rel: data for rel, (_, data) in relinked.items()})
     log.info("sleep %s subjects: %s", result.sleep_id, json.dumps(extraction.subjects)[:2000])
@@ -170,12 +179,15 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         return result
     faults.point("sleep:planned")
     with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
-        merged = _write(vault, files, changes, conv_rel, now, tx, names, {r: b for r, (b, _) in relinked.items()})
+        def redo(topic: Topic, change: Change) -> None:
+            _update(topic, change.candidates, change, conv_rel, now, vault.config.sleep, vault.config.timezone)
+
+        merged = write_files(vault, files, changes, tx, redo, names, {r: b for r, (b, _) in relinked.items()})
         faults.point("sleep:written")
         result.notes += [f"{rel} changed on disk while sleeping; merged with your edit" for rel in merged]
         for rel, text in guarded.quarantine.items():
             atomic_write(vault.root / rel, text)
-        result.commit = tx.commit(_commit_message(result, changes, extraction), list(files), when=now)
+        result.commit = tx.commit(commit_message(result, changes, extraction), list(files), when=now)
     if result.commit:
         result.tag = _tag(vault, result)
     reindex([p for p in files if p.startswith(("topics/", "events/"))])
@@ -238,26 +250,15 @@ def _tag(vault: Vault, result: SleepResult) -> str | None:
         return None
 
 
-@dataclass
-class _Guarded:
-    """The slice after the write-time scan: what the extractor may read, what the archive keeps,
-    and the quarantine/ files for the turns held back."""
-
-    part: list[Turn]
-    tail: list[Turn]
-    archive: list[Turn]
-    quarantine: dict[str, str]
-
-
-def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> _Guarded:
+def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> Guarded:
     safe, quarantine_files = _quarantine(part + tail, result)
-    return _Guarded(part=[t for t in part if t.id in safe],
+    return Guarded(part=[t for t in part if t.id in safe],
                     tail=[t if t.id in safe else _redacted(t, quarantine_files) for t in tail],
                     archive=[t if t.id in safe else _redacted(t, quarantine_files) for t in part],
                     quarantine=quarantine_files)
 
 
-def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, encode: Encode,
+def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, encode: Encode,
              snap: Snapshot) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
@@ -270,54 +271,36 @@ def _extract(vault: Vault, extractor: str, guarded: _Guarded, now: dt.datetime, 
     raise VaultError(f"unknown extractor {extractor!r}", hint="use offline or openai")
 
 
+def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC",
+            known_skills: Sequence[str] = (), prior: Sequence[PriorTopic] = ()) -> Extraction:
+    """The offline read of the compacted slice `turns`, stage by stage: place its turns into subjects
+    (against the vault's topics, `prior`, which a subject may continue), parse them into facts, fold
+    the assistant's echoes into them, group the facts by subject, title each, and read whether work
+    was left unfinished. `tail` only informs mid-task state and skill refs."""
+    trace: list[dict] = []
+    found = find_subjects(turns, encode, prior, trace)
+    continued = {s.existing for s in found if s.existing}
+    known = [text for p in prior if p.path in continued for text in p.texts]
+    humans = {t.speaker for t in turns if t.role == "user"}
+    mentioned = {n for t in turns for n in proper_names(t.content)}
+    units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    if units:  # the model embeds the facts while what their corrections say is parsed
+        encode = ahead(encode, [u.text for u in units])
+        read_ahead(units)
+    cands = candidates(units, found, encode) if units else []
+    name_candidates(cands, turns, prior, encode)
+    total = sum(c.salience for c in cands) or 1.0
+    subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
+                 "turns": c.turn_ids[:12]} for c in sorted(cands, key=lambda c: -c.salience)]
+    return Extraction(cands, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects, trace)
+
+
 def _known_topics(snap: Snapshot, part: list[Turn], encode: Encode) -> list[PriorTopic]:
     """The vault's topics the slice comes near, for a model to continue: the same ones the offline
     walk weighs (prior.nearest over the slice's exchanges). Nothing is embedded for an empty vault."""
     priors = prior_topics(snap)
     texts = exchange_texts(part) if priors else []
     return nearest(priors, np.asarray(encode(texts), dtype=np.float32)) if texts else []
-
-
-def _files(vault: Vault, result: SleepResult, extraction: Extraction, changes: dict[str, Change], guarded: _Guarded,
-           snap: Snapshot, conv_rel: str, now: dt.datetime) -> dict[str, bytes | None]:
-    """Every file this sleep writes, by vault-relative path: the archived slice, the wake packet,
-    one event file per touched topic, and the topics themselves."""
-    part = guarded.archive
-    first = part[0].at or now
-    files: dict[str, bytes | None] = {}
-    files[conv_rel] = render_markdown(part, {"id": result.sleep_id, "slept_at": iso(now),
-                                             "first_turn": iso(first), "turns": len(part)}).encode()
-    if vault.config.sleep.pin_citations:
-        _pin_citations(changes, conv_rel, files[conv_rel] or b"")
-    wake_rel = f"wake/{now:%Y/%m/%d}/{now:%H%M%S}.json"
-    packet = _wake_packet(vault, extraction, changes, guarded.tail, now, snap, conv_rel, part)
-    files[wake_rel] = json.dumps(packet.to_json(), indent=2, ensure_ascii=False).encode() + b"\n"
-    for change in changes.values():
-        ev_rel = f"events/{now:%Y/%m/%d}/{now:%H%M%S}-{change.topic.slug}.md"
-        files[ev_rel] = _event_file(change, now, conv_rel).encode()
-        result.events.append(ev_rel)
-        files[change.topic.rel] = change.topic.render().encode()
-        if change.renamed_from and change.renamed_from != change.topic.rel:
-            files[change.renamed_from] = None
-        entry = {"id": change.topic.id, "name": change.topic.name, "path": change.topic.rel, "summary": change.short()}
-        (result.created if change.created else result.updated).append(entry)
-    result.conversation, result.wake = conv_rel, wake_rel
-    return files
-
-
-def _pin_citations(changes: dict[str, Change], conv_rel: str, archived: bytes) -> None:
-    """Pin this sleep's citations to the archive as git will store it (its blob id: the commit that
-    holds it does not exist yet), so they show the same turns after any later edit of the file."""
-    from sheriff_vault.store.citations import blob_id
-    from sheriff_vault.store.items import Citation
-
-    pin = blob_id(archived)[:12]
-    for change in changes.values():
-        for item in change.topic.items():
-            cites = tuple(Citation(c.file, c.turns, pin) if c.file == conv_rel and not c.commit else c
-                          for c in item.citations)
-            if cites != item.citations:
-                change.topic.body.replace_item(item, replace(item, citations=cites))
 
 
 def _skill_ids(vault: Vault) -> list[str]:
@@ -384,7 +367,7 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     for path in order:
         topic = new_topics.get(path) or vault.topics.load(vault.root / path)
         change = Change(topic, path in new_topics, groups[path])
-        apply(topic, groups[path], change, conv_rel, now, cfg.sleep, tz, _skill_success(extraction, groups[path]))
+        _update(topic, groups[path], change, conv_rel, now, cfg.sleep, tz, _skill_success(extraction, groups[path]))
         _rename(vault, change, taken)
         changes[path] = change
     by_name = {n: (t.topic_id, t.path) for t in targets for n in t.names}
@@ -401,6 +384,15 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
     return changes, order
 
 
+def _update(topic: Topic, cands: list[Candidate], change: Change, conv_rel: str, now: dt.datetime, cfg: Any, tz: str,
+            skill_success: bool = False) -> None:
+    """One topic's part of the plan: its candidates written in, the older values they correct
+    struck (each on the day it was corrected), then its one-liner and utility settled."""
+    applied = apply(topic, cands, change, conv_rel, tz)
+    struck = supersede(topic, applied, lambda unit: format_item_date(local_day(unit.at, tz))) if applied else []
+    settle(topic, cands, change, struck, now, cfg, skill_success)
+
+
 def _file_name(title: str, taken: set[str]) -> str:
     base = slugify(title)
     name, n = f"{base}.md", 2
@@ -411,7 +403,7 @@ def _file_name(title: str, taken: set[str]) -> str:
 
 
 def _rename(vault: Vault, change: Change, taken: set[str]) -> None:
-    """A topic whose subject outgrew the name a sleep gave it (extract._renamed) takes the better
+    """A topic whose subject outgrew the name a sleep gave it (naming._renamed) takes the better
     name, its file moved to match in this sleep's commit. A name a person chose, or a file they
     named, is theirs and stays."""
     new = next((c.rename for c in change.candidates if c.rename), "")
@@ -466,100 +458,3 @@ def _progress_topic(extraction: Extraction, changes: dict[str, Change], index: I
     return best
 
 
-def _wake_packet(vault: Vault, extraction: Extraction, changes: dict[str, Change], tail: list[Turn],
-                 now: dt.datetime, snap: Snapshot, conv_rel: str, part: list[Turn]) -> WakePacket:
-    """What the agent needs to resume. Top topics by utility x recency x salience."""
-    salience: dict[str, float] = {}
-    total = sum(c.salience for ch in changes.values() for c in ch.candidates) or 1.0
-    for change in changes.values():
-        salience[change.topic.id] = sum(c.salience for c in change.candidates) / total
-    tau = vault.config.retrieval.tau_days
-    decay = vault.config.sleep.utility_decay
-    scored: list[tuple[float, str, dt.datetime | None]] = []
-    for change in changes.values():
-        t = change.topic
-        scored.append((max(effective_utility(t, now, decay), 0) + 1, t.id, t.last_seen))
-    for row in snap.topics.values():
-        if row.topic_id not in salience:
-            last = row.last_seen_at or now
-            util = row.utility * decay ** max(0.0, (now - last).total_seconds() / 86400)
-            scored.append((util + 1, row.topic_id, last))
-    ranked = []
-    for util, topic_id, seen in scored:
-        age = max(0.0, (now - (seen or now)).total_seconds() / 86400)
-        ranked.append((util * np.exp(-age / tau) * (0.1 + salience.get(topic_id, 0.0)), topic_id))
-    ranked.sort(key=lambda x: -x[0])
-    hints = [s["hint"] for s in extraction.subjects[:5]]
-    return WakePacket(now, [WakePacket.tail_turn(t.to_json()) for t in tail], hints,
-                      [tid for _, tid in ranked[:8]], extraction.skill_refs[:5], extraction.in_progress, conv_rel,
-                      [part[0].id, part[-1].id] if part else [])
-
-
-def _event_file(change: Change, now: dt.datetime, conv_rel: str) -> str:
-    """A topic event (docs/vault-format.md): `at` is when the topic was talked about, so "what did we decide
-    last week" finds it by the conversation's time; `slept_at` is when memory recorded it."""
-    turns = change.turn_ids
-    span = f"{turns[0]}..{turns[-1]}" if len(turns) > 1 else (turns[0] if turns else "")
-    body = "\n".join(f"- {line}" for line in change.summary()) or "- touched"
-    talked = max((u.at for c in change.candidates for u in c.units), default=now)
-    return (f"---\ntopic_id: {change.topic.id}\ntopic: {change.topic.rel}\nat: '{iso(talked)}'\n"
-            f"slept_at: '{iso(now)}'\nchange: {'created' if change.created else 'updated'}\n"
-            f"turns: {json.dumps(span)}\nconversation: {conv_rel}\n---\n\n# {change.topic.name}\n\n{body}\n")
-
-
-def _write(vault: Vault, files: dict[str, bytes | None], changes: dict[str, Change], conv_rel: str,
-           now: dt.datetime, tx: journal.Transaction,
-           names: Callable[[str], tuple[str, str] | None] = lambda _: None,
-           read: dict[str, bytes] | None = None) -> list[str]:
-    """Write every planned file; a topic a person edited since we read it is re-read and merged.
-    `read`: what other files held when planned; one a person changed since keeps their version."""
-    cfg, tz = vault.config, vault.config.timezone
-    merged = []
-    half = len(files) // 2
-    for n, (rel, data) in enumerate(files.items()):
-        if n == half:
-            faults.point("sleep:half-written")
-        change = next((c for c in changes.values() if c.topic.rel == rel), None)
-        read_from = change.renamed_from or rel if change is not None else rel
-        if change is not None and not change.created and (vault.root / read_from).exists():
-            on_disk = (vault.root / read_from).read_bytes()
-            if on_disk.decode("utf-8", "replace") != change.topic._orig_text:
-                fresh = vault.topics.load(vault.root / read_from)
-                redo = Change(fresh, False, change.candidates)
-                apply(fresh, change.candidates, redo, conv_rel, now, cfg.sleep, tz)
-                for dst_id, kind, weight in change.edge_ops:
-                    fresh.link(dst_id, kind, weight)
-                if change.renamed_from and fresh.name == change.old_name:
-                    fresh.rename(change.topic.name, rel)
-                fresh.sync_related(names)
-                data = fresh.render().encode()
-                if read_from == rel:
-                    tx.merged(rel, on_disk, data)
-                else:  # a rollback gives back their edit under the old name, and the new file goes
-                    tx.merged(read_from, on_disk, None)
-                merged.append(read_from)
-        if read and rel in read and (not (vault.root / rel).is_file() or (vault.root / rel).read_bytes() != read[rel]):
-            continue
-        if data is not None:
-            atomic_write(vault.root / rel, data)
-        elif (vault.root / rel).exists():
-            (vault.root / rel).unlink()
-    return merged
-
-
-def _commit_message(result: SleepResult, changes: dict[str, Change], extraction: Extraction) -> str:
-    # the topics a person will find touched, not the raw subject hints they were matched from
-    touched = ", ".join(c.topic.name for c in list(changes.values())[:3])
-    hints = touched or ", ".join(s["hint"] for s in extraction.subjects[:3]) or "conversation"
-    subject = f"sleep: {len(result.updated)} updated, {len(result.created)} created - {truncate(hints, 60)}"
-    body = []
-    for change in changes.values():
-        body.append(f"{'new' if change.created else 'updated'} {change.topic.rel} ({change.topic.name}): "
-                    f"{change.short()}")
-        body += [f"    {line}" for line in change.summary()[:12]]
-        if len(change.summary()) > 12:
-            body.append(f"    ... and {len(change.summary()) - 12} more")
-    if result.quarantined:
-        body.append(f"held back {len(result.quarantined)} turn(s) in quarantine/ (not committed)")
-    body.append(f"\nConversation: {result.conversation}")
-    return subject + "\n\n" + "\n".join(body)

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.echo import ASSENT, HEDGES
-from sheriff_vault.compaction.supersede import changes_a_value, value_pairs
-from sheriff_vault.compaction.units import MAX_FACT_CHARS, Unit, make_units
+from sheriff_vault.compaction.parts import Unit
+from sheriff_vault.compaction.units import MAX_FACT_CHARS, make_units
+from sheriff_vault.compaction.values import changes_a_value, value_pairs
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, sentences, stem
 

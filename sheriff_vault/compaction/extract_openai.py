@@ -15,9 +15,8 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from sheriff_vault import llm
-from sheriff_vault.compaction.extract import OWNER_SHARE, Candidate, Extraction, NumberHit, Unit
-from sheriff_vault.compaction.merge import owner_of
-from sheriff_vault.compaction.naming import possessive
+from sheriff_vault.compaction.numbers import NumberHit
+from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Extraction, Unit, owner_of, possessive
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.errors import ExtractorError, VaultError
 from sheriff_vault.store.buffer import Turn

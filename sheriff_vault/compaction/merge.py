@@ -1,5 +1,6 @@
-"""Sleep steps 4-7: match each candidate to a topic (docs/sleep.md), update topics minimally,
-link them, and score their utility (docs/sleep.md).
+"""The plan: match each candidate to a topic (docs/sleep.md), write its lines in (`apply`), then,
+once supersede.py has struck what they correct, settle the topic's one-liner and utility
+(`settle`); link the topics.
 
 match score = alias match 3.0 + one-liner/fact similarity 0..3.0 + entity overlap 0..1.5
               + time proximity 0..2.0 (only when the candidate names a time); >= threshold merges.
@@ -9,15 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.extract import Candidate, Unit
-from sheriff_vault.compaction.supersede import LEAD, current_first, stated_pairs, supersede
+from sheriff_vault.compaction.parts import Candidate, Change, Unit, effective_utility, owner_of, without_owner
+from sheriff_vault.compaction.values import LEAD, current_first, stated_pairs
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
@@ -52,66 +52,6 @@ class Match:
     signals: dict[str, float]
 
 
-@dataclass
-class Change:
-    """What one topic learned in this sleep, for the commit body and the events file."""
-
-    topic: Topic
-    created: bool
-    candidates: list[Candidate] = field(default_factory=list)
-    facts: list[str] = field(default_factory=list)
-    loops: list[str] = field(default_factory=list)
-    events: list[str] = field(default_factory=list)
-    closed: list[str] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
-    numbers: list[str] = field(default_factory=list)
-    edges: list[str] = field(default_factory=list)
-    edge_ops: list[tuple[str, str, float]] = field(default_factory=list)
-    utility_before: float = 0.0
-    renamed_from: str = ""  # the topic's path before this sleep renamed it (its old name is an alias)
-    old_name: str = ""
-
-    @property
-    def turn_ids(self) -> list[str]:
-        return list(dict.fromkeys(t for c in self.candidates for t in c.turn_ids))
-
-    def summary(self) -> list[str]:
-        lines = [f"renamed from: {self.old_name} ({self.renamed_from})"] if self.renamed_from else []
-        lines += [f"+ fact: {f}" for f in self.facts] + [f"+ open loop: {loop}" for loop in self.loops]
-        lines += [f"+ event: {e}" for e in self.events] + [f"closed loop: {c}" for c in self.closed]
-        lines += [f"superseded: {s}" for s in self.superseded]
-        lines += [f"+ alias: {a}" for a in self.aliases] + [f"number: {n}" for n in self.numbers]
-        lines += [f"link: {e}" for e in self.edges]
-        return lines
-
-    def short(self) -> str:
-        parts = [f"renamed from {self.old_name}"] if self.renamed_from else []
-        for label, items in (("facts", self.facts), ("loops", self.loops), ("events", self.events),
-                             ("aliases", self.aliases), ("numbers", self.numbers), ("links", self.edges)):
-            if items:
-                parts.append(f"+{len(items)} {label}")
-        if self.closed:
-            parts.append(f"{len(self.closed)} loops closed")
-        if self.superseded:
-            parts.append(f"{len(self.superseded)} superseded")
-        return ", ".join(parts) or "touched"
-
-
-def owner_of(name: str) -> str:
-    """"Caroline's pottery class" (or "Caroline: pottery class") belongs to Caroline."""
-    m = _OWNED.match(name)
-    return m.group(1) if m and len(m.group(1)) <= 40 else ""
-
-
-def _without_owner(name: str) -> str:
-    """"Caroline's pottery class" -> "pottery class"."""
-    return _OWNED.sub("", name, count=1).strip()
-
-
-_OWNED = re.compile(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)(?:['’]s|:)\s+")
-
-
 def targets_from(snap: Snapshot) -> list[Target]:
     rows: dict[str, list[int]] = {}
     heads: dict[str, int] = {}
@@ -142,7 +82,7 @@ def _naming(name: str, aliases: tuple[str, ...]) -> tuple[frozenset[str], str, f
     words: kept between sleeps, since a daemon that sleeps again sees mostly the same topics."""
     names = {norm(n) for n in (name, *aliases) if norm(n) and specific(norm(n))}
     owner = owner_of(name)
-    bare = _without_owner(name) if owner else ""
+    bare = without_owner(name) if owner else ""
     core = {c for c in [norm(bare)] if bare and specific(c)}
     return frozenset(names | core), owner, frozenset(content_words(" ".join([name, *aliases])))
 
@@ -157,7 +97,7 @@ def candidate_names(cand: Candidate) -> set[str]:
     names.add(norm(cand.name.split(":", 1)[-1]))
     owner = owner_of(cand.name)
     if owner:
-        names.add(norm(_without_owner(cand.name)))
+        names.add(norm(without_owner(cand.name)))
     return {n for n in names if n and specific(n)}
 
 
@@ -197,27 +137,15 @@ def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
     return best
 
 
-def effective_utility(topic: Topic, now: dt.datetime, decay: float) -> float:
-    """`utility` is stored as of last_seen; it decays by `decay` per day since then."""
-    last = topic.last_seen or now
-    days = max(0.0, (now - last).total_seconds() / 86400)
-    return topic.utility * (decay ** days)
-
-
-def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: str, now: dt.datetime, cfg: Any,
-          tz: str, skill_success: bool = False) -> None:
+def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: str, tz: str) -> list[Unit]:
     """Write the candidates' facts, loops, events, numbers and aliases into `topic` (deterministic,
-    so it can be re-run on a newer copy of the file if a person edited it meanwhile)."""
+    so it can be re-run on a newer copy of the file if a person edited it meanwhile); returns the
+    units written, which the sleep then lets supersede older lines (supersede.py) before `settle`."""
     existing = {_key(i.text) for i in topic.items()}
     applied: list[Unit] = []
     change.utility_before = topic.utility
-    utility = effective_utility(topic, now, cfg.utility_decay)
-    latest = None
-    mentions = 0
     for cand in cands:
         for unit in cand.units:
-            mentions += 1
-            latest = max(latest, unit.at) if latest else unit.at
             if "loop" in unit.flags:
                 kind = "loop"
             else:
@@ -228,7 +156,7 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
                 continue
             existing.add(key)
             cite = (Citation(conversation, tuple(unit.turn_ids)),) if unit.turn_ids else ()
-            date = format_item_date(_local_day(when, tz)) if kind != "event" or unit.event_day else \
+            date = format_item_date(local_day(when, tz)) if kind != "event" or unit.event_day else \
                 format_item_date(when, with_time=True)
             topic.add_item(Item(kind=kind, text=current_first(unit.fact, unit.corrects), date=date, citations=cite))
             applied.append(unit)
@@ -241,7 +169,13 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         for alias in cand.aliases[:3]:
             if len(topic.aliases) < 12 and topic.add_alias(alias):
                 change.aliases.append(alias)
-    struck = supersede(topic, applied, lambda unit: format_item_date(_local_day(unit.at, tz))) if applied else []
+    return applied
+
+
+def settle(topic: Topic, cands: list[Candidate], change: Change, struck: list[tuple[str, Unit]], now: dt.datetime,
+           cfg: Any, skill_success: bool = False) -> None:
+    """After the candidates are written and older values struck: the one-liner (a new topic's, or one
+    that states a value struck now), utility, touch count and last seen."""
     change.superseded += [truncate(text, 120) for text, _ in struck]
     if change.created or topic.one_liner in ("", topic.name):
         best = max(cands, key=lambda c: c.salience)
@@ -259,14 +193,15 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
         reworded = current_first(topic.one_liner, stated_pairs([unit for _, unit in struck]))
         if reworded != topic.one_liner:
             topic.set("one_liner", truncate(reworded, 120))
-    utility += mentions
+    units = [u for c in cands for u in c.units]
+    utility = effective_utility(topic, now, cfg.utility_decay) + len(units)
     utility += 5 if any(c.corrected for c in cands) else 0
     utility += 3 if any(c.constrained for c in cands) else 0
     utility += 2 if skill_success else 0
     topic.set("utility", round(utility, 3))
     topic.set("touch_count", topic.touch_count + 1)
-    if latest:
-        topic.touch(latest)
+    if units:
+        topic.touch(max(u.at for u in units))
 
 
 def _body(text: str) -> str:
@@ -274,7 +209,7 @@ def _body(text: str) -> str:
     return norm(LEAD.sub("", text, count=1))
 
 
-def _local_day(t: dt.datetime, tz: str) -> dt.datetime:
+def local_day(t: dt.datetime, tz: str) -> dt.datetime:
     from zoneinfo import ZoneInfo
 
     local = t.astimezone(ZoneInfo(tz))

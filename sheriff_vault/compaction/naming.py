@@ -10,6 +10,8 @@ subject as a whole (its embedding against the subject's centroid, as KeyBERT doe
 place or a number mentioned inside a subject is an alias or a fact of it, not its title: a lone
 name, a family word, a verb or a feeling scores low. Where two or more people talk (no
 assistant), a subject that is one person's gets their name: "Melanie's pottery class".
+`name_candidates` is the stage: every candidate of a slice gets its name, one-liner (the fact that
+best sums it up) and aliases; one that continues a vault topic keeps that topic's name.
 """
 from __future__ import annotations
 
@@ -24,9 +26,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sheriff_vault import nlp
+from sheriff_vault.compaction.cues import OPENER, SWITCH
 from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.english import title as english
-from sheriff_vault.text import FILLER, STOPWORDS, rarity, sentences, stem, truncate
+from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive
+from sheriff_vault.compaction.prior import PriorTopic
+from sheriff_vault.compaction.values import replaced_values
+from sheriff_vault.store.buffer import Turn
+from sheriff_vault.text import FILLER, STOPWORDS, content_words, rarity, sentences, stem, truncate
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -56,7 +63,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
                  said: str | None = None, replaced: Set[str] = frozenset()) -> Title:
     """A title for the subject whose turns say `texts` (one string a turn), against the other
     subjects of the conversation (`others`); words in `ignore` (speakers' names) never count.
-    `opening`: where the subject opens, when its first texts have lost it (extract._opening);
+    `opening`: where the subject opens, when its first texts have lost it (_opening);
     `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.");
     `replaced`: values the subject's corrections replaced ("naproxen, not ibuprofen"), never its title."""
     counts, forms, first = _phrases(texts, ignore)
@@ -559,9 +566,116 @@ def _titlecase(title: str) -> str:
     return truncate(title[:1].upper() + title[1:], 80) if title else ""
 
 
-def possessive(owner: str, title: str) -> str:
-    """"Melanie" + "Pottery class" -> "Melanie's pottery class" (names inside keep their capitals)."""
-    words = title.split()
-    if words and words[0][1:].islower():
-        words[0] = words[0].lower()
-    return truncate(f"{owner}'s {' '.join(words)}", 80)
+ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
+
+
+SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
+
+
+def _renamed(cand: Candidate, prior: PriorTopic, texts: list[list[str]], i: int, humans: set[str],
+             encode: Callable[[list[str]], np.ndarray]) -> str:
+    """A better name for the topic `cand` continues, named over all it says, when this slice at least
+    doubles what the topic holds and its name has been outgrown (naming.outgrown); '' otherwise.
+    Whether a person chose the name is the sleep's to check (compact.py), not the slice's."""
+    if len(cand.units) < len(prior.texts):
+        return ""
+    whole = name_subject(list(prior.texts) + texts[i], texts[:i] + texts[i + 1:],
+                         name_words(humans | {"Assistant"}), encode, cand.vector)
+    return outgrown(prior.name, whole)
+
+
+def _turn_texts(cand: Candidate, by_id: dict[str, Turn]) -> list[str]:
+    """One text per turn of the candidate: its facts and the echoes folded into them."""
+    per_turn: dict[str, list[str]] = {}
+    for unit in cand.units:
+        per_turn.setdefault(unit.turn.id, []).append(unit.text)
+        per_turn[unit.turn.id] += [by_id[e].content for e in unit.echoes if e in by_id]
+    return [" ".join(parts) for parts in per_turn.values()]
+
+
+def _opening(cand: Candidate, by_id: dict[str, Turn]) -> list[str] | None:
+    """Where a subject opens mid-turn on a list cue ("Good idea, she could stay over. Second thing:
+    the car."), the turn from the cue on: its facts alone have lost the item ("the car"), which
+    names the subject. None when it opens no such way."""
+    first = by_id.get(cand.units[0].turn.id) if cand.units else None
+    m = SWITCH.search(first.content) if first is not None else None
+    return [first.content[m.start():].lstrip(" .!?")] if first is not None and m and m.start() > 0 else None
+
+
+def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans: set[str],
+              encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = (),
+              opening: list[str] | None = None) -> None:
+    """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
+    first = cand.units[0].turn if cand.units else None
+    said = first.content if first is not None and first.role == "user" else None
+    title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said,
+                         replaced_values(cand.units))
+    # whose subject it is: a person named in the transcript, never a role ("User")
+    named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
+    top = named.most_common(1)
+    cand.owner = top[0][0] if len(humans) >= 2 and top and top[0][1] >= OWNER_SHARE * sum(named.values()) else ""
+    name = title.name or truncate(texts[0], 60)
+    cand.name = possessive(cand.owner, title.phrases[0]) if cand.owner and title.phrases else name
+    central = _central(cand, title.phrases[:1], other_vectors)
+    body = OPENER.sub("", central.body, count=1) or central.body
+    body = body[:1].upper() + body[1:]
+    cand.one_liner = truncate(f"{central.turn.speaker}: {body}" if len(humans) >= 2 else body, 120)
+    cand.aliases = [a for a in ([name] if cand.owner else []) + title.aliases if a.lower() != cand.name.lower()][:4]
+    cand.entities = {n.lower() for u in cand.units for n in u.names} | {p.lower() for p in title.phrases[:3]}
+    flags = sum(len(u.flags - {"number"}) for u in cand.units)
+    cand.salience = len(cand.units) * (1 + 0.25 * flags / max(len(cand.units), 1))
+    hints = [u.time_hint for u in cand.units if u.time_hint]
+    cand.time_hint = hints[0] if hints else None
+
+
+def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = ()) -> Unit:
+    """The fact that best sums the subject up: a person's, naming the title if one does, nearest
+    the centroid and far from the other subjects' ("Two things on my plate: the party and the
+    refactor" is close to both, so it sums up neither)."""
+    pool = [u for u in cand.units if u.turn.role == "user"] or cand.units
+    pool = [u for u in pool if "loop" not in u.flags] or pool  # what is still to do changes; it sums up nothing
+    # "First, the deck oven." names the subject and says nothing about it
+    pool = [u for u in pool if len(content_words(_unopened(u))) >= ONE_LINER_WORDS] or pool
+    key = words[0].lower().split()[-1] if words else ""
+    named = [u for u in pool if key and key in u.text.lower()] or pool
+    if cand.vector is None:
+        return named[0]
+
+    def fit(u: Unit) -> float:
+        if u.vec is None:
+            return -1.0
+        shared = max((float(u.vec @ o) for o in others), default=0.0)
+        return float(u.vec @ cand.vector) - SHARED_PENALTY * max(0.0, shared)
+
+    return max(named, key=fit)
+
+
+def _unopened(unit: Unit) -> str:
+    """The unit's body without the words that open its subject ("Second thing:"), found in its
+    sentences as said (read from their turn's parse) and cut from the body, which differs from them
+    only after a time phrase (its date written out)."""
+    kept = OPENER.sub("", unit.text, count=1)
+    cut = len(unit.text) - len(kept)
+    if not cut:
+        return unit.body
+    return unit.body[cut:] if unit.body.startswith(unit.text[:cut]) else OPENER.sub("", unit.body, count=1)
+
+
+def name_candidates(cands: list[Candidate], turns: list[Turn], prior: Sequence[PriorTopic],
+                    encode: Callable[[list[str]], np.ndarray]) -> None:
+    """Name, one-liner, aliases, owner and salience of every candidate of a slice. A candidate that
+    continues a vault topic keeps that topic's name (what this slice calls it is no alias of it) and
+    may propose a better one (`rename`)."""
+    humans = {t.speaker for t in turns if t.role == "user"}
+    by_id = {t.id: t for t in turns}
+    # What a subject says, for naming it: its facts, and the assistant's echoes of them, which often
+    # name the subject crisply ("Noted: the boiler replacement, booked for Monday").
+    texts = [_turn_texts(c, by_id) for c in cands]
+    nlp.parse(text for group in texts for text in group)  # naming reads every subject's texts: one batch
+    names = {p.path: p for p in prior}
+    for i, cand in enumerate(cands):
+        _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
+                  [c.vector for c in cands if c is not cand and c.vector is not None], _opening(cand, by_id))
+        if cand.existing in names:
+            cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode)
+            cand.name, cand.aliases = names[cand.existing].name, []

@@ -11,10 +11,13 @@ up tomorrow"); finished work is a completion verb in the perfect, the past or as
 participle ("the draft is done", "I've sent it"), and the same verb negated or still to come ("not
 sent yet", "still has to be done") is work left open; a wait on the listener ("I need your
 approval") is blocked. The English no parse gives (idioms such as "halfway through", the verbs of
-completing and continuing) is the table in english/progress.py.
+completing and continuing) is the table in english/progress.py. The skills the talk names
+(`skill_refs`) are read here too, for the wake packet.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -382,3 +385,24 @@ def _intent(sent: Span) -> bool:
     """The speaker's own intent: "I need to ...", "we want to ...", "I'm going to ..."."""
     return any(_person(_subject(t)) == "1" and any(c.dep_ == "xcomp" and "to" in _aux(c) for c in t.children)
                for t in sent if t.pos_ in ("VERB", "AUX") and t.dep_ in ("ROOT", "conj") and t.head.dep_ == "ROOT")
+
+
+# -- skills ------------------------------------------------------------------------------------
+_SKILL_REF = re.compile(r"\bskill[:/]([a-z][\w\-]*)", re.IGNORECASE)
+
+
+def skill_refs(turns: list[Turn], known: Sequence[str] = ()) -> list[str]:
+    """skill:<id> mentions, skills named in tool calls, and known skill ids that come up, newest first."""
+    found: list[str] = []
+    known_set = {k.lower() for k in known}
+    for t in reversed(turns):
+        refs = [m.group(1) for m in _SKILL_REF.finditer(t.content)]
+        if t.role == "tool" and t.meta.get("skill_id"):
+            refs.append(str(t.meta["skill_id"]))
+        low = t.content.lower()
+        refs += [k for k in known_set if re.search(rf"\b{re.escape(k)}\b", low)]
+        for r in refs:
+            ref = f"skill:{r.lower()}"
+            if ref not in found:
+                found.append(ref)
+    return found[:5]

@@ -7,10 +7,10 @@ another note") or a long pause weighs toward a change, a short follow-up ("rent 
 1,120") stays where it is, and an exchange unlike the subject that the next exchange takes up
 opens a new one unannounced. Likeness is meaning (sentence embeddings) and shared uncommon words.
 
-The cues are read from the parse (sheriff_vault/nlp.py): an ordinal or a word of difference heading a
-sentence, a noun phrase standing as a turn's heading, a verbless phrase that names what a turn is
-about, an interjection that opens a reply, a short turn that names nothing. The few words no parse
-gives ("other", "thing", "thanks", "by the way") are a table with its examples: english/place.py.
+The cues are read from the parse (cues.py): an ordinal or a word of difference heading a sentence,
+a noun phrase standing as a turn's heading, a verbless phrase that names what a turn is about, an
+interjection that opens a reply, a short turn that names nothing. Then the slice's facts are
+grouped by subject (`candidates`): what one topic would learn from it.
 """
 from __future__ import annotations
 
@@ -23,332 +23,26 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.english import place, title
+from sheriff_vault.compaction.cues import (
+    DIFFERENT,
+    RETURN_CUE,
+    SWITCH,
+    first_segment,
+    heading_nouns,
+    ordinal,
+    reply_end,
+    you_said,
+)
+from sheriff_vault.compaction.english import place
+from sheriff_vault.compaction.parts import Candidate, Unit
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import content_words, stem
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
-
-# -- discourse cues, read from the parse (the words no parse gives are in english/place.py) ---------
-@dataclass(frozen=True)
-class Found:
-    """Where a cue stands in a text, shaped like a regex match for the callers that slice by it."""
-
-    at: int
-    to: int
-    text: str
-
-    def start(self) -> int:
-        return self.at
-
-    def end(self) -> int:
-        return self.to
-
-    def group(self, _: int = 0) -> str:
-        return self.text[self.at:self.to]
+    pass
 
 
-_HEADING_END = {":", ",", ".", "!", ";", "-", "–", "—"}
-_NOUNS = ("NOUN", "PROPN")
-HEADING_WORDS = 5  # a heading ("the third thing", "number two") is a short noun phrase
-
-
-def _ordinal(token: Token) -> bool:
-    """"second", "third", "2nd": spaCy reads them as ordinals and as number-like."""
-    return token.ent_type_ == "ORDINAL" or (token.like_num and token.pos_ in ("ADJ", "ADV"))
-
-
-def _starts(doc: Doc) -> list[int]:
-    """Where sentences start: the parser's, and after every full stop (chat often lacks capitals)."""
-    starts = {s.start for s in doc.sents} | {t.i + 1 for t in doc if t.text in (".", "!", "?") and t.i + 1 < len(doc)}
-    return sorted(starts)
-
-
-@dataclass(frozen=True)
-class _Lead:
-    """How a sentence opens: discourse words (interjections, conjunctions, adverbs such as "so",
-    "also"), then perhaps a short noun phrase standing on its own before a punctuation mark."""
-
-    start: int                   # first token of the sentence
-    phrase: tuple[int, int]      # the heading's tokens (empty when none)
-    end: int                     # the token after the heading's punctuation
-    additive: bool               # "and", "also", "next", "plus" before it
-    mark: str                    # the punctuation after the heading
-
-
-def _lead(doc: Doc, start: int) -> _Lead:
-    i, additive = start, False
-    while i < len(doc) and (doc[i].pos_ in ("INTJ", "CCONJ", "PUNCT") or doc[i].lower_ in place.COURTESY
-                            or (doc[i].pos_ == "ADV" and not _ordinal(doc[i])
-                                and doc[i].lower_ not in place.DIFFERENCE)):
-        additive = additive or doc[i].pos_ == "CCONJ" or doc[i].lower_ in place.ADDITION
-        i += 1
-    j = i
-    while j < len(doc) and j - i < HEADING_WORDS and (
-            doc[j].pos_ in ("DET", "ADJ", "NUM", *_NOUNS) or doc[j].tag_ == "PRP$" or _ordinal(doc[j])
-            or doc[j].lower_ in place.DIFFERENCE):
-        j += 1
-    mark = doc[j].text if j < len(doc) and j > i and doc[j].text in _HEADING_END else ""
-    return _Lead(start, (i, j) if mark else (i, i), j + 1 if mark else i, additive, mark)
-
-
-def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
-    """A heading that is an item of a list or a new thing: "Second thing:", "Third,", "the fun one"
-    after an ordinal, "Number two:", "other thing.", "Separately,"; the ordinal or word of difference
-    before a general noun, or alone. `first`: a list's first item counts too."""
-    words = [doc[k] for k in range(*lead.phrase)]
-    if not words:
-        return False
-    if not first and any(w.lower_ in place.LIST_START for w in words):
-        return False
-    marked = [w for w in words if _ordinal(w) or w.lower_ in place.DIFFERENCE or w.lower_ in place.ADDITION]
-    rest = [w for w in words if w not in marked and w.pos_ not in ("DET", "ADJ") and w.tag_ != "PRP$"]
-    if marked and all(w.lower_ in place.GENERAL for w in rest):
-        return bool(rest) or any(_ordinal(w) or w.lower_ in place.DIFFERENCE for w in marked)
-    # "Number two:", "item 3,": a small numeral after the general noun it counts
-    return any(w.pos_ == "NUM" and len(w.text) <= 5 and w.i > 0 and w.head.i == w.i - 1
-               and w.head.lower_ in place.GENERAL for w in words)
-
-
-def _listed(sent: Span) -> bool:
-    """"And the next thing is the garage", "The reunion is the second thing": a general noun with
-    its article and an ordinal or a word of difference on one side of "be", a noun phrase on the other
-    ("one" is no such noun: "the second one is" points back at a thing already named)."""
-    for token in sent:
-        if token.lower_ in place.GENERAL and token.lower_ != "one" and token.dep_ in ("nsubj", "attr") \
-                and token.head.lemma_ == "be" and any(c.pos_ == "DET" for c in token.children) \
-                and any((_ordinal(c) or c.lower_ in place.DIFFERENCE or c.lower_ in place.ADDITION)
-                        and c.lower_ not in place.LIST_START for c in token.children) \
-                and any(c.dep_ in ("nsubj", "attr") and c is not token and c.pos_ in ("NOUN", "PROPN")
-                        for c in token.head.children):
-            return True
-    return False
-
-
-def _after_interjections(doc: Doc) -> int:
-    """The character where a turn's words start after its interjections and conjunctions ("ok so ...")."""
-    i = 0
-    while i < len(doc) and doc[i].pos_ in ("INTJ", "CCONJ", "PUNCT"):
-        i += 1
-    return doc[i].idx if i < len(doc) else len(doc.text)
-
-
-class Shift:
-    """The person moves the talk on: a list walked through ("Second thing:", "ok third,", "Number two:",
-    "And the third thing is ..."), a new thing announced ("other thing.", "Separately,"), a turn that
-    opens on its own heading after "and"/"also" ("And chess:", "also my tooth. it cracked on a pit"),
-    or a fixed phrase at the turn's start (english/place.py SHIFT). `search`: the first, anywhere a
-    sentence starts."""
-
-    def search(self, text: str) -> Found | None:
-        if not text.strip():
-            return None
-        doc = nlp.parse_one(text)
-        for at in (0, _after_interjections(doc)):
-            if m := place.SHIFT.match(text[at:]):
-                return Found(at + m.start(), at + m.end(), text)
-        for n, start in enumerate(_starts(doc)):
-            lead = _lead(doc, start)
-            # "And chess:", "also my tooth. it cracked", "First the boring one:"
-            heading = _item(doc, lead) or (n == 0 and _own_heading(doc, lead) and (
-                lead.additive or (lead.mark == ":" and any(_ordinal(doc[k]) for k in range(*lead.phrase)))))
-            if heading or _listed(doc[start].sent):
-                end = doc[lead.end - 1] if heading else doc[start]
-                return Found(doc[start].idx, end.idx + len(end.text), text)
-        return None
-
-    @property
-    def opener(self) -> Opener:
-        return Opener()
-
-
-def _own_heading(doc: Doc, lead: _Lead) -> bool:
-    """"And chess:", "also my tooth. it cracked", "and the fun one:": a noun phrase on its own, not a
-    pronoun or an adverb, before a colon, or before a full stop that a sentence of three words or more
-    follows."""
-    words = [doc[k] for k in range(*lead.phrase)]
-    if not words or words[-1].pos_ not in ("NOUN", "PROPN", "ADJ") and words[-1].lower_ not in place.GENERAL:
-        return False
-    if lead.mark == ":":
-        return True
-    return lead.mark == "." and len([t for t in doc[lead.end:] if not t.is_punct]) >= 3
-
-
-class Opener:
-    """How a person opens a subject ("Separate thing,", "Second thing, completely unrelated:",
-    "Also,"): not part of the line that sums the subject up. `sub(repl, text, count=1)` as a regex."""
-
-    def sub(self, repl: str, text: str, count: int = 0) -> str:
-        if not text.strip():
-            return text
-        doc = nlp.parse_one(text)
-        lead = _lead(doc, 0)
-        if _item(doc, lead, first=True):
-            end = lead.end
-            # "Second thing, completely unrelated: ...": what leads up to a colon soon after is the opener too
-            for t in doc[end:]:
-                if t.text in (".", "!", "?") or t.idx - doc[end - 1].idx > 60:
-                    break
-                if t.text == ":":
-                    end = t.i + 1
-                    break
-        elif lead.additive and lead.phrase == (lead.end, lead.end) and lead.end > 0 and doc[lead.end - 1].text == ",":
-            end = lead.end  # "Also, the fibre ...", "Next, we ..."
-        else:
-            return text
-        if end >= len(doc):
-            return text
-        return repl + text[doc[end].idx:]
-
-
-class Unlike:
-    """The person says this is not the thing talked about before: "Separately,", "another thing",
-    "it's a different party", "nothing to do with"; a word of difference heading a sentence, before a
-    general noun, in what a thing is said to be, or in a comment beside it ("..., separate crowd")."""
-
-    def search(self, text: str) -> Found | None:
-        if not text.strip():
-            return None
-        if m := place.UNLIKE.search(text):
-            return Found(m.start(), m.end(), text)
-        doc = nlp.parse_one(text)
-        for start in _starts(doc):  # "Separately,", "Totally different:", "Another thing,": a heading of difference
-            lead = _lead(doc, start)
-            words = [doc[k] for k in range(*lead.phrase)]
-            if _item(doc, lead) and any(w.lower_ in place.DIFFERENCE and w.lower_ != "other" for w in words):
-                return Found(words[0].idx, words[-1].idx + len(words[-1].text), text)
-        for token in doc:
-            if token.lower_ in place.DIFFERENCE and token.lower_ != "other" and token.dep_ in ("amod", "det"):
-                noun = token.head
-                # what a thing is said to be ("it's a different party"), or a comment beside it ("..., different crowd")
-                if noun.lower_ in place.GENERAL or (noun.pos_ == "NOUN" and noun.dep_ in ("attr", "appos")):
-                    return Found(token.idx, noun.idx + len(noun.text), text)
-        return None
-
-
-def _definite(token: Token) -> bool:
-    """"the thing", "Monday's thing", "Lindqvist", "that": a noun phrase that points at something known."""
-    return token.pos_ in ("PROPN", "PRON") or any(c.dep_ in ("det", "poss") for c in token.children)
-
-
-class Named:
-    """A turn that names what it is about before it says anything, in a phrase with no verb: news or an
-    update about a known thing ("A word on the roof from Tuesday:", "Back to the budget.", "About
-    the money.", "So, news on that."), or a compound noun as a heading ("Fence update:", "Roof update.")."""
-
-    def search(self, text: str) -> Found | None:
-        if not text.strip():
-            return None
-        doc = nlp.parse_one(text)
-        for start in _starts(doc)[:2]:
-            first = start
-            while first < len(doc) and (doc[first].pos_ in ("INTJ", "CCONJ", "PUNCT", "ADV")
-                                        or doc[first].lower_ in place.COURTESY or doc[first].lower_ in place.GREETING) \
-                    and not place.BACK_TO.match(text[doc[first].idx:]):
-                first += 1
-            stop = next((t.i for t in doc[first:] if t.text in (":", ".", "!", "?", ";")), len(doc))
-            words = [t for t in doc[first:stop] if not t.is_punct]
-            if not words or any(t.pos_ in ("VERB", "AUX") or t.dep_ == "nummod" or t.tag_ in ("WP", "WRB")
-                                for t in words):
-                continue
-            inside = set(words)
-            back = bool(place.BACK_TO.search(doc[words[0].i:words[-1].i + 1].text))
-            about = any(p.pos_ == "ADP" and (p.lower_ in place.ABOUT or back) and (p.head in inside or p.head.i == p.i)
-                        and any(o.dep_ == "pobj" and _definite(o) for o in p.children) for p in words)
-            root = next((t for t in words if t.head not in inside or t.head.i == t.i), words[0])
-            heading = root.pos_ == "NOUN" and len(words) <= 4 and stop < len(doc) \
-                and any(c.dep_ == "compound" for c in root.children) and not _definite(root)
-            if about or heading:
-                return Found(words[0].idx, words[-1].idx + len(words[-1].text), text)
-        return None
-
-
-def heading_nouns(doc: Doc) -> set[str]:
-    """The nouns a turn heads itself with before it says anything: the verbless phrases it opens on
-    up to a colon or a full stop ("Coffee first, then: the gutters. They overflow ..." -> coffee,
-    gutters); none when it opens on a clause, and never a general noun ("update", "thing"), a date or
-    a greeting, which name no subject."""
-    nouns: set[str] = set()
-    piece: list[Token] = []
-    for t in doc:
-        if t.text in (":", ".", "!", "?", ";") or t.i == len(doc) - 1:
-            if not t.is_punct:
-                piece.append(t)
-            if any(w.pos_ in ("VERB", "AUX") or w.tag_ in ("WP", "WRB") for w in piece):
-                return nouns  # the clause the heading stood before
-            if not _names_a_thing(piece, t.text):
-                piece = []
-                continue
-            nouns |= {stem(w.text) for w in piece if w.pos_ in _NOUNS and w.ent_type_ not in ("DATE", "TIME")
-                      and w.lower_ not in place.GENERAL and w.lower_ not in title.GENERIC
-                      and w.lower_ not in place.COURTESY and w.lower_ not in place.GREETING}
-            piece = []
-            continue
-        piece.append(t)
-    return set()  # a turn of phrases only ("the fitting on friday, same place") heads nothing
-
-
-def _names_a_thing(piece: list[Token], mark: str) -> bool:
-    """A phrase that names a thing: a noun heads it ("the gutters", "coffee first, then"), or it goes
-    back to one ("back to the budget"); one word names one only before a colon ("gutters:", not "ugh."), and
-    a heading is short."""
-    words = [w for w in piece if not w.is_punct]
-    if not words or len(words) == 1 and mark != ":" or len(words) > HEADING_WORDS + 3:
-        return False  # a long verbless sentence is a comment ("nicer for us anyway, ten minutes by bike ...")
-    inside = {w.i for w in words}
-    root = next((w for w in words if w.head.i not in inside or w.head.i == w.i), words[0])
-    return root.pos_ in _NOUNS or bool(place.BACK_TO.match(words[0].doc[words[0].i:words[-1].i + 1].text))
-
-
-def _first_segment(doc: Doc) -> list[Token]:
-    """The words before the first punctuation mark."""
-    out: list[Token] = []
-    for t in doc:
-        if t.is_punct:
-            if out:
-                break
-            continue
-        out.append(t)
-    return out
-
-
-def _reply_end(doc: Doc) -> int | None:
-    """Where a reply's opening ends: interjections ("yes", "yeah", "ugh yes"; not a greeting, and not
-    "oh, and ..." that adds something new), or a short evaluation before a comma or full stop ("Good
-    idea,", "True.", "Agreed."); None when the turn opens no such way."""
-    i = 0
-    while i < len(doc) and (doc[i].pos_ in ("INTJ", "PUNCT") or doc[i].dep_ == "intj") \
-            and doc[i].lower_ not in place.COURTESY and doc[i].lower_ not in place.GREETING:
-        i += 1
-    if i > 0 and any(not t.is_punct for t in doc[:i]):
-        if i < len(doc) and doc[i].pos_ == "CCONJ":
-            return None
-        return doc[i - 1].idx + len(doc[i - 1].text)
-    seg = _first_segment(doc)
-    # one word answers as a sentence of its own ("True."); "Right, ..." opens what comes next
-    marks = (",", ".", "!", ";") if len(seg) == 2 else (".", "!")
-    if not seg or len(seg) > 2 or seg[-1].i + 1 >= len(doc) or doc[seg[-1].i + 1].text not in marks:
-        return None
-    if any(t.pos_ not in ("ADJ", "ADV", "VERB", "NOUN") or t.lower_ in place.DIFFERENCE or t.lower_ in place.ADDITION
-           or t.lower_ in place.COURTESY or t.lower_ in place.GREETING or _ordinal(t) for t in seg):
-        return None
-    nouns_ok = all(t.pos_ != "NOUN" or any(c.pos_ == "ADJ" for c in t.children) for t in seg)
-    if nouns_ok and any(t.pos_ in ("ADJ", "VERB") for t in seg):
-        return seg[-1].idx + len(seg[-1].text)
-    return None
-
-
-def _you_said(doc: Doc) -> bool:
-    """"cheaper than you said", "you were right": the person refers to what the assistant said, the
-    assistant as the subject of a past tense."""
-    return any(t.lower_ == "you" and t.dep_ == "nsubj" and "Past" in t.head.morph.get("Tense", []) for t in doc)
-
-
-SWITCH = Shift()  # "Second thing:", "other thing,", "and chess:": the talk moves on
-DIFFERENT = Unlike()  # "a different party", "nothing to do with": not the thing talked about before
-RETURN_CUE = Named()  # "news on the roof:", "back to the budget": the turn names its subject first
 ANSWER_MOVES = 0.3  # an answer still moves when another subject fits it this much better ("right. main deco is up")
 STAY = 0.11       # likeness to the current subject under which an exchange does not simply follow it
 STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant): small talk drifts fast
@@ -605,9 +299,9 @@ def _answers(turn: Turn, replied_to: Turn | None) -> bool:
             or place.MOVE_ON.search(replied_to.content) or SWITCH.search(replied_to.content):
         return False
     doc = nlp.parse_one(turn.content)
-    if _you_said(doc):
+    if you_said(doc):
         return True
-    end = _reply_end(doc)
+    end = reply_end(doc)
     return end is not None and len(content_words(turn.content[end:])) >= 2
 
 
@@ -621,9 +315,72 @@ def _closing(turn: Turn) -> bool:
     words = [t for t in doc if not t.is_punct]
     if not words or any(t.like_num and any(ch.isdigit() for ch in t.text) for t in words):
         return False
-    head, seg = words[0], _first_segment(doc)
-    evaluation = len(seg) == 1 and head.pos_ in ("ADJ", "ADV") and not _ordinal(head) \
+    head, seg = words[0], first_segment(doc)
+    evaluation = len(seg) == 1 and head.pos_ in ("ADJ", "ADV") and not ordinal(head) \
         and head.lower_ not in place.DIFFERENCE
     asks = len(words) > 1 and words[1].dep_.startswith("nsubj")  # "should i ...": an auxiliary before its subject
     return evaluation or head.lower_ in place.COURTESY or (head.pos_ == "AUX" and not asks) \
         or (head.tag_ == "DT" and head.head.lemma_ == "be")
+
+
+STRAY = 0.25  # how close a one-line subject must be to another subject to join it
+
+
+SAYS_WORDS = 2  # content words a line alone needs to be a topic of its own
+
+
+def candidates(units: list[Unit], subjects: list[Subject], encode: Callable[[list[str]], np.ndarray]
+               ) -> list[Candidate]:
+    """One candidate per subject that has facts (a one-line subject joins the one it is close to,
+    `_fold_strays`), with unit vectors and their normalised mean."""
+    vectors = np.asarray(encode([u.text for u in units]), dtype=np.float32)
+    for unit, vec in zip(units, vectors, strict=True):
+        unit.vec = vec
+    subject_of = {id(t): k for k, s in enumerate(subjects) for t in s.turns}
+    grouped: dict[int, list[Unit]] = {}
+    for unit in units:
+        grouped.setdefault(subject_of.get(id(unit.turn), -1), []).append(unit)
+    out = []
+    for k, group in sorted(grouped.items()):
+        cand = Candidate(group, vector=_mean(group), existing=subjects[k].existing if k >= 0 else "")
+        cand.subject = k >= 0
+        cand.distinct = k >= 0 and any(DIFFERENT.search(t.content) for t in subjects[k].turns[:2])
+        out.append(cand)
+    return _fold_strays(out, {id(u): i for i, u in enumerate(units)})
+
+
+def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candidate]:
+    """A one-line subject is rarely a subject: a remark like "will check the disposal thing with both
+    of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
+    else said ("I'm allergic to penicillin") stays a topic of its own, unless it says next to
+    nothing ("Righto.", "Have a lovely Sunday!"): no topic is made of that, the archived conversation
+    keeps it."""
+    keep = [c for c in cands if len(c.units) > 1 or c.distinct or c.existing]
+    if not keep:
+        return cands
+    for cand in cands:
+        if cand in keep:
+            continue
+        unit = cand.units[0]
+        sims = [float(unit.vec @ k.vector) if unit.vec is not None and k.vector is not None else 0.0 for k in keep]
+        best = max(range(len(keep)), key=lambda i: sims[i])
+        if sims[best] >= STRAY:
+            keep[best].units.append(unit)
+            keep[best].units.sort(key=lambda u: position[id(u)])
+        elif _says_something(unit):
+            keep.append(cand)
+    order = {id(c): i for i, c in enumerate(cands)}
+    return sorted(keep, key=lambda c: order[id(c)])
+
+
+def _says_something(unit: Unit) -> bool:
+    """Whether a line alone tells anything: two content words, a number, a date, an answer to a
+    question or a mark (a decision, a correction, an open loop; an imperative is no mark: "have a
+    lovely Sunday")."""
+    return len(content_words(unit.body or unit.text)) >= SAYS_WORDS or bool(
+        unit.numbers or unit.event_day or unit.asked_turn or unit.flags - {"request", "skip"})
+
+
+def _mean(units: list[Unit]) -> np.ndarray:
+    total = np.sum([u.vec for u in units if u.vec is not None], axis=0)
+    return (total / (np.linalg.norm(total) or 1.0)).astype(np.float32)

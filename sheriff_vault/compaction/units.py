@@ -13,11 +13,8 @@ import contextlib
 import datetime as dt
 import re
 from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
-
-import numpy as np
 
 from sheriff_vault import nlp, timewin
 from sheriff_vault.compaction.english.units import (
@@ -33,7 +30,8 @@ from sheriff_vault.compaction.english.units import (
     TALK_ABOUT_THE_TALK,
     THANKING,
 )
-from sheriff_vault.compaction.numbers import NumberHit, numbers_in
+from sheriff_vault.compaction.numbers import numbers_in
+from sheriff_vault.compaction.parts import Unit, name_words
 from sheriff_vault.errors import TimePhraseError
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import (
@@ -65,34 +63,6 @@ FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one bef
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
 HEADING_WORDS = 3  # a turn's first sentence this short ("Grant update.") is a heading for the next one
 EVERYDAY = 1.0  # rarity under which an adjective is an everyday one ("good", "nice", "perfect")
-
-
-@dataclass
-class Unit:
-    """One informative sentence (or a sentence and its follow-up) from one turn."""
-
-    turn: Turn
-    index: int
-    text: str
-    fact: str = ""
-    body: str = ""
-    at: dt.datetime = field(default_factory=timewin.utcnow)
-    flags: set[str] = field(default_factory=set)
-    numbers: list[NumberHit] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    event_day: dt.datetime | None = None
-    time_hint: dt.datetime | None = None
-    depends: list[str] = field(default_factory=list)
-    vec: np.ndarray | None = None
-    asked_turn: str = ""
-    echoes: list[str] = field(default_factory=list)  # assistant turns that only restated this unit
-    corrects: list[tuple[str, str]] = field(default_factory=list)  # (new value, old value) it states
-
-    @property
-    def turn_ids(self) -> list[str]:
-        """Every turn whose words this fact carries: its own, the question it answers, and the
-        assistant turns that only echoed it."""
-        return list(dict.fromkeys(t for t in (self.asked_turn, self.turn.id, *self.echoes) if t))
 
 
 _Piece = tuple[str, list["Token"]]  # a sentence's text and its tokens from the turn's parse
@@ -310,17 +280,6 @@ def _command(text: str) -> bool:
     words = text.split()[:3]
     return bool(words) and words[0].islower() and words[0].isalpha() and any(
         w.startswith("-") or any(c in w for c in "/=_") or "." in w.strip(".") for w in words[1:])
-
-
-def name_words(names: set[str]) -> set[str]:
-    """Speakers' names and the nicknames people type for them (Mel, Mell for Melanie)."""
-    found: set[str] = set()
-    for name in names:
-        for part in name.lower().split():
-            found |= {part[:k] for k in range(max(3, len(part) // 2), len(part) + 1)} | {part}
-            if len(part) >= 3:  # "Al", "Jo": a short name has no nickname
-                found.add(part[:3] + part[2])
-    return found
 
 
 def _answering(asked: str | None, units: list[Unit]) -> int:

@@ -1,0 +1,419 @@
+"""Values and their changes, read from the parse: a value is a number with the noun it counts, a
+date or a time of day; its slot is that noun, or the subject of the clause whose predicate holds it
+("the guest count went up to 32": slot "guest count", value 32). A change is said by construction
+("4,500 EUR instead of 4,000", "moved it from 21 to 28 March": a pair, new and old) or with change
+language (a verb of changing, "now", "actually"). Echoes, corrections and the plan read them alike;
+how a line is reworded to name the current value first is here too."""
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sheriff_vault import nlp
+from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
+from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, correction_lead
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+    from sheriff_vault.compaction.parts import Unit
+
+
+LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
+
+
+MONTHS = {name.lower(): i for names in (calendar.month_name, calendar.month_abbr)
+           for i, name in enumerate(names) if name}
+
+
+WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) for name in names}
+
+
+_ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
+
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+_CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?\s?(?P<half>[ap]\.?m\.?)?(?![a-z])")
+
+
+_HALVES = ("am", "pm", "a.m.", "p.m.")
+
+
+_SLOT_POS = ("NOUN", "PROPN")
+
+
+_DIRECTIONS = ("up", "down")  # a value that goes up or down to another has changed
+
+
+_ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value said in a sentence: a date (day, month) or a number (with what it counts)."""
+
+    text: str
+    kind: str  # "date" or "number"
+    norm: tuple[float, ...]
+    start: int  # character offsets in the parsed text
+    end: int
+    slot: frozenset[str]  # lemmas of what it is the value of ("guest", "count"); empty when the parse names none
+    counted: str = ""  # the noun a number counts ("chair" in "12 chairs"); not a unit ("EUR", "km")
+    named: bool = True  # the slot holds a noun, not only the verb of the clause ("they quoted 2,400": quote)
+
+
+def values(doc: Doc | Span) -> list[Value]:
+    """The dates and numbers a parsed text states, each with its slot."""
+    out: list[Value] = []
+    toks = list(doc)
+    i = 0
+    while i < len(toks):
+        found = _date_at(toks, i) or _time_at(toks, i) or _number_at(toks, i)
+        if found is None:
+            i += 1
+            continue
+        value, i = found
+        out.append(value)
+    return out
+
+
+def _date_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """"Friday 27 March 2026", "27th of March", "March 27", "the 27th": a day and a month (0: unknown)."""
+    j = i + 1 if toks[i].lower_ in WEEKDAYS and i + 1 < len(toks) else i
+    j += 1 if toks[j].text == "," and j + 1 < len(toks) else 0
+    day = _day(toks[j].text)
+    month, end = 0, j + 1
+    if day:
+        k = j + 1
+        if k + 1 < len(toks) and toks[k].is_alpha and len(toks[k]) == 2 and toks[k].lower_ not in MONTHS:
+            k += 1
+        if k < len(toks) and toks[k].lower_ == "of":
+            k += 1
+        if k < len(toks) and toks[k].lower_.rstrip(".") in MONTHS:
+            month, end = MONTHS[toks[k].lower_.rstrip(".")], k + 1
+        elif not (toks[j].text[-2:].isalpha() and j > 0 and toks[j - 1].lower_ == "the"):
+            return None  # a bare number, not "the 27th"
+    elif toks[j].lower_ in MONTHS and len(toks[j].text) > 2 and j + 1 < len(toks) and _day(toks[j + 1].text):
+        month, day, end = MONTHS[toks[j].lower_], _day(toks[j + 1].text), j + 2
+    else:
+        return None
+    if end < len(toks) and _year(toks[end].text):
+        end += 1
+    span = toks[i].doc[toks[i].i:toks[end - 1].i + 1]
+    return Value(span.text, "date", (float(day), float(month)), span.start_char, span.end_char, _slot(toks[j])), end
+
+
+def _time_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """A time of day: "16:10", "9:15am", "7 pm", "7.30pm" (hours and minutes, on a 24-hour clock)."""
+    m = _CLOCK.fullmatch(toks[i].lower_)
+    end = i + 1
+    half = m["half"] if m else None
+    if m and not half and end < len(toks) and toks[end].lower_ in _HALVES:
+        half, end = toks[end].lower_, end + 1
+    if m is None or not (m["minute"] or half):
+        return None  # a bare number is no time; "12.40" alone is an amount
+    hour, minute = int(m["hour"]), int(m["minute"] or 0)
+    if half and not 1 <= hour <= 12 or hour > 23 or minute > 59 or (m["sep"] == "." and not half):
+        return None
+    hour += 12 if half and half.startswith("p") and hour < 12 else 0
+    hour -= 12 if half and half.startswith("a") and hour == 12 else 0
+    span = toks[i].doc[toks[i].i:toks[end - 1].i + 1]
+    return Value(span.text, "time", (float(hour), float(minute)), span.start_char, span.end_char,
+                 _slot(toks[i])), end
+
+
+def _year(text: str) -> bool:
+    return text.isdigit() and 1900 <= int(text) <= 2100
+
+
+def _day(text: str) -> int:
+    m = _ORDINAL.fullmatch(text)
+    return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 31 else 0
+
+
+def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
+    """A number ("4,500", "33.20") with its currency, unit or counted noun ("24 workers", "50 mg",
+    "12.40 per bag"); times ("8:15"), years and versions ("Postgres 16") are not values here."""
+    tok = toks[i]
+    if not NUMBER.fullmatch(tok.text) or _year(tok.text):
+        return None
+    if i > 0 and toks[i - 1].pos_ == "PROPN" and toks[i - 1].text[:1].isupper() and tok.dep_ != "pobj":
+        return None
+    first, end = i - 1 if i > 0 and toks[i - 1].is_currency else i, i + 1
+    counted = tok.head if tok.dep_ == "nummod" and 0 < tok.head.i - tok.i <= 3 else None
+    if counted is not None:
+        end = counted.i - toks[0].i + 1
+    elif end < len(toks) and (toks[end].is_currency or toks[end].text == "%" or
+                              (toks[end].pos_ == "NOUN" and toks[end].dep_ != "npadvmod")):
+        end += 1
+    if end + 1 < len(toks) and toks[end].lower_ == "per" and toks[end + 1].pos_ == "NOUN":
+        end += 2
+    span = tok.doc[toks[first].i:toks[end - 1].i + 1]
+    number = float(tok.text.replace(",", ""))
+    after = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].i < span.end else None
+    noun = counted or after
+    kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) else ""
+    slot = _slot(counted or tok)
+    verbs = {a.lemma_.lower() for a in tok.ancestors if a.pos_ in ("VERB", "AUX")}
+    return Value(span.text, "number", (number,), span.start_char, span.end_char, slot, kind, bool(slot - verbs)), end
+
+
+def _slot(tok: Token) -> frozenset[str]:
+    """What a value is the value of: the noun it counts, with its compounds, and the subject of the
+    clause whose predicate holds it ("the deposit is 660 EUR": deposit; "12 chairs": chair), or its
+    object when the subject is a pronoun ("she gives a talk on Tuesday": talk)."""
+    words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) else set()
+    head = tok
+    while head.head.i != head.i and head.pos_ not in ("VERB", "AUX"):  # a root heads itself
+        head = head.head
+        if head.pos_ in _SLOT_POS and head.dep_ in ("nsubj", "nsubjpass", "ROOT"):
+            return frozenset(words | _noun(head))
+    if head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS and tok.dep_ == "dobj":
+        words.add(head.lemma_.lower())  # "they quoted 2,400": what was quoted
+    for deps in (("nsubj", "nsubjpass"), ("dobj",)):
+        nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c.i != tok.i]
+        if nouns:
+            return frozenset(words.union(*(_noun(c) for c in nouns)))
+    return frozenset(words)
+
+
+def _noun(tok: Token) -> set[str]:
+    return {t.lemma_.lower() for t in (tok, *tok.children)
+            if t.pos_ in _SLOT_POS and t.dep_ in ("compound", tok.dep_) and not _unit(t)}
+
+
+def _unit(tok: Token) -> bool:
+    """A currency or a unit abbreviation ("EUR", "eur", "euros", "km") says what a value measures,
+    not what it is of."""
+    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2 or tok.lower_ in CURRENCY_WORDS
+
+
+def fact_body(text: str) -> str:
+    return LEAD.sub("", text, count=1)
+
+
+def value_pairs(text: str) -> list[tuple[str, str]]:
+    """(new, old) values a sentence states by construction: "X instead of Y", "X, not Y", "X, no
+    longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X". Two values of one
+    kind only: a number against words is a misreading ("12.40 per bag, not 11.90", not "per bag")."""
+    doc = nlp.parse_one(text, entities=False)
+    said = values(doc)
+    pairs: list[tuple[str, str]] = []
+    for m in NEW_THEN_OLD.finditer(text):
+        old = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        new = _value_before(said, m.start(), old) if isinstance(old, Value) else _contrasted(doc, m.start(), m.end())
+        _add(pairs, new, old)
+    for m in OLD_THEN_NEW.finditer(text):
+        _add(pairs, _value_from(said, m.end()) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"))
+             or m["old"])
+    for m in FROM_TO.finditer(text):
+        if _changes(doc.char_span(0, m.start(), alignment_mode="expand") or doc[:0], verbs_only=True) \
+                or any(w.lower() in _DIRECTIONS for w in text[: m.start()].split()[-1:]):
+            _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
+    for m in ARROW.finditer(text):
+        _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
+    return pairs
+
+
+def _add(pairs: list[tuple[str, str]], new: Value | str | None, old: Value | str | None) -> None:
+    if new is None or old is None:
+        return
+    if isinstance(new, Value) != isinstance(old, Value) or (isinstance(new, Value) and isinstance(old, Value)
+                                                            and (new.kind != old.kind or new.norm == old.norm)):
+        return
+    pair = (_text(new), _text(old))
+    if pair[0] and pair[1] and pair[0].lower() != pair[1].lower() and pair not in pairs:
+        pairs.append(pair)
+
+
+def _text(value: Value | str) -> str:
+    words = (value.text if isinstance(value, Value) else value).strip(" ,.;:!?\"'").split()
+    while words and words[0].lower() in STOPWORDS:
+        words.pop(0)
+    while words and words[-1].lower() in NOW:
+        words.pop()
+    return " ".join(words)
+
+
+def _value_from(said: list[Value], at: int) -> Value | None:
+    """The value said right at `at` (after "the" at most)."""
+    return next((v for v in said if at <= v.start <= at + 4), None)
+
+
+def _value_before(said: list[Value], at: int, like: Value | str | None) -> Value | None:
+    """The nearest value ending before `at`, of the kind of `like`: "31 km there, not 26 km"."""
+    kind = like.kind if isinstance(like, Value) else None
+    before = [v for v in said if v.end <= at and (kind is None or v.kind == kind) and at - v.end <= 24]
+    return before[-1] if before else None
+
+
+def _phrase_after(doc: Doc, at: int) -> str | None:
+    """The name a contrast negates ("instead of the old ruler" -> "old ruler"): up to three words
+    of a noun phrase, from `at` to the clause's end."""
+    words = [t for t in doc if t.idx >= at][:4]
+    out = []
+    for t in words:
+        if t.is_punct or t.pos_ not in (*_SLOT_POS, "ADJ", "DET") or t.like_num:
+            break
+        out.append(t)
+    out = [t for t in out if t.pos_ != "DET"]
+    return " ".join(t.text for t in out) if out and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in out) else None
+
+
+def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
+    """The name a contrast asserts, from the parse: the noun the negated term hangs on ("naproxen
+    ... instead of ibuprofen", "the Crown, not the Swan"), or the term before the cue in the
+    negated one's role ("called Luna now, not Pepa", "booked the Lux rather than the hostel")."""
+    old = next((t for t in doc if t.idx >= at and t.pos_ in _SLOT_POS), None)
+    if old is None:
+        return None
+    head = old.head
+    while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head.i != head.i:
+        head = head.head
+    if not (head.pos_ in _SLOT_POS and head.idx < cue):
+        before = [c for c in head.children if c.idx < cue and c.pos_ in _SLOT_POS
+                  and (c.dep_ == old.dep_ or c.dep_ in _ROLES or c.dep_.startswith("nsubj"))]
+        if not before:
+            return None
+        head = before[-1]
+    return " ".join(t.text for t in head.subtree if t.i <= head.i and (t.dep_ == "compound" or t is head))
+
+
+def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
+    """Change language: a verb of changing, a verb that goes up or down, or a word that sets now
+    against before. `verbs_only`: the verbs alone, in any part of speech the tagger gives them
+    (a sentence without another verb has "moves" read as a noun), for "from Y to X"."""
+    for t in sent:
+        if t.lemma_.lower() in CHANGE_VERBS and (verbs_only or t.pos_ == "VERB" or t.lower_ == "change"):
+            return True
+        if t.pos_ == "VERB" and any(c.lower_ in _DIRECTIONS for c in t.children):
+            return True
+        if not verbs_only and (t.lower_ in NOW or t.lower_ == "longer"):
+            return True
+    return False
+
+
+def read_ahead(units: Sequence[Unit]) -> None:
+    """Parse the sentences the units' corrections are read from in one batch (one by one costs
+    twice as much); the readers below find them parsed."""
+    nlp.parse((fact_body(u.fact or u.text) for u in units), entities=False)
+
+
+def replaced_values(units: Sequence[Unit]) -> set[str]:
+    """The old values these units' corrections name as replaced, by construction or by an echo
+    ("naproxen, not ibuprofen": ibuprofen)."""
+    return {old for _, old in stated_pairs(units)}
+
+
+def stated_pairs(units: Sequence[Unit]) -> list[tuple[str, str]]:
+    """(new, old) values these units' corrections state, by construction or by an echo."""
+    return list(dict.fromkeys(p for u in units for p in [*u.corrects, *value_pairs(fact_body(u.fact or u.text))]))
+
+
+def changes_a_value(text: str) -> bool:
+    """The text gives some value with change language in its own clause ("the test is now on 9 June")."""
+    doc = nlp.parse_one(text, entities=False)
+    return any(said_changed(doc, v) for v in values(doc))
+
+
+def said_changed(doc: Doc, value: Value) -> bool:
+    """Change language stands in the value's own clause: a verb of changing (or one that goes up
+    or down) above it, or a word that sets now against before in the clause of the same verb."""
+    anchor = doc.char_span(value.start, value.end, alignment_mode="expand")
+    if anchor is None:
+        return False
+    for word in (anchor.root, *anchor.root.ancestors):
+        if word.lower_ in _DIRECTIONS or word.pos_ in ("VERB", "AUX") and (
+                word.lemma_.lower() in CHANGE_VERBS or any(c.lower_ in _DIRECTIONS for c in word.children)):
+            return True  # "moved to", "went up to", "is down to", "down to 38"
+    verb = _clause(anchor.root)
+    return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
+
+
+def _clause(tok: Token) -> Token:
+    """The verb whose clause a word stands in (the sentence's root for a verbless fragment)."""
+    return next((a for a in (tok, *tok.ancestors) if a.pos_ in ("VERB", "AUX")), tok.sent.root)
+
+
+def current_first(text: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
+    """A correction worded old value first ("not sage green but dark blue", "from 21 to 28 March")
+    reworded to put the current value first ("dark blue, not sage green"): a reader, and recall,
+    meet the value that holds before the one it replaced. `pairs`: (new, old) values an echo or an
+    extractor stated for the line; where the person's words name the old one first ("they took me
+    off X and put me on Y"), the line opens with "Y, not X:"."""
+    text = _reworded(text)
+    for new, old in pairs:
+        at_old, at_new = _position(text, old), _position(text, new)
+        if at_old is not None and (at_new is None or at_old < at_new):
+            lead = LEAD.match(text)
+            cut = lead.end() if lead else 0
+            return f"{text[:cut]}{correction_lead(new, old)}{text[cut:]}"
+    return text
+
+
+def _position(text: str, value: str) -> int | None:
+    number = numeric(value)
+    if number is not None:
+        return next((m.start() for m in NUMBER.finditer(text) if numeric(m.group(0)) == number), None)
+    said = values(nlp.parse_one(value, entities=False))
+    if said and said[0].kind == "date":  # "Friday 27 March" said as "the 27th (27 March 2026)" or "27 march"
+        held = values(nlp.parse_one(text, entities=False))
+        return next((v.start for v in held if same_value(v, said[0]) and v.norm[1]), None)
+    m = re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE)
+    return m.start() if m else None
+
+
+def _reworded(text: str) -> str:
+    if not (OLD_THEN_NEW.search(text) or FROM_TO.search(text) or ARROW.search(text)):
+        return text
+    doc = nlp.parse_one(text, entities=False)
+    said = values(doc)
+    m = OLD_THEN_NEW.search(text)
+    if m:
+        new = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        if new is not None:
+            end = new.end if isinstance(new, Value) else text.index(new, m.end()) + len(new)
+            return _put(text, m.start(), end, f"{_text(new)}, not {m['old'].strip()}")
+    m = FROM_TO.search(text)
+    if m and _changes(doc, verbs_only=True):
+        new, old = _value_from(said, m.end()), _value_from(said, m.start("old"))
+        if isinstance(new, Value) and isinstance(old, Value):
+            return _put(text, m.start(), new.end, f"to {new.text} (from {old.text})")
+    m = ARROW.search(text)
+    if m:
+        new, old = _value_from(said, m.end()), _value_before(said, m.start(), None)
+        if isinstance(new, Value) and isinstance(old, Value):
+            return _put(text, old.start, new.end, f"{new.text} (was {old.text})")
+    return text
+
+
+def _put(text: str, start: int, end: int, words: str) -> str:
+    starts = start == 0 or text[:start].rstrip().endswith((".", "!", "?", ":"))
+    if starts and text[start:start + 1].isupper():
+        words = words[:1].upper() + words[1:]
+    return text[:start] + words + text[end:]
+
+
+def same_value(a: Value, b: Value) -> bool:
+    if a.kind != b.kind:
+        return False
+    if a.kind == "date":
+        return a.norm[0] == b.norm[0] and (a.norm[1] == b.norm[1] or 0 in (a.norm[1], b.norm[1]))
+    return a.norm == b.norm
+
+
+def numeric(value: str) -> float | None:
+    m = NUMBER.search(value)
+    if not m or _clock(value) or any(w.lower() in MONTHS for w in re.findall(r"[^\W\d_]+", value)):
+        return None
+    return float(m.group(0).replace(",", ""))
+
+
+def _clock(value: str) -> bool:
+    """A value that is a time of day ("16:10", "7 pm"), never an amount to compare as a number."""
+    return any((c["sep"] == ":" and c["minute"]) or c["half"] for c in _CLOCK.finditer(value.lower()))
