@@ -34,10 +34,10 @@ _MEASURES = {  # unit as written -> (unit as stored, what it measures)
     "gb": ("GB", "size"), "mb": ("MB", "size"), "kb": ("KB", "size"), "tb": ("TB", "size"), "gib": ("GiB", "size"),
     "mib": ("MiB", "size"), "rps": ("rps", "rate"), "qps": ("qps", "rate"),
 }
-_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 _NUM = re.compile(
     r"(?<![\w.,:/#-])(?P<cur>[$€£])?\s?(?P<v>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s?(?P<mult>{'|'.join(k for k in _MULT if k != 'm')})\b)?(?![.,]?\d)(?!:\d)")  # "5 m" is metres
+    rf"(?:\s?(?P<mult>{'|'.join(k for k in MULTIPLIERS if k != 'm')})\b)?(?![.,]?\d)(?!:\d)")  # "5 m" is metres
 _ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 _AFTER = re.compile(r"\s?(?P<unit>%|[a-zA-Z€$£][\w-]*)")
 # Words beyond the stop words that stand between a quantity and its subject ("the tanks COST 4,200",
@@ -96,7 +96,7 @@ def _value(m: re.Match) -> float | int | None:
     except ValueError:
         return None
     if m["mult"]:
-        value *= _MULT[m["mult"].lower()]
+        value *= MULTIPLIERS[m["mult"].lower()]
     return int(value) if float(value).is_integer() else value
 
 

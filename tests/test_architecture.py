@@ -102,7 +102,7 @@ def test_a_wing_imports_only_wings_below_it(module: str):
 SLEEP = "sheriff_vault.compaction"
 SLEEP_SHARED = {f"{SLEEP}.{m}" for m in ("parts", "values", "cues", "numbers", "prior", "result")}
 SLEEP_STAGES = {f"{SLEEP}.{m}" for m in ("units", "echo", "subjects", "naming", "merge", "supersede", "progress",
-                                          "extract_openai", "write")}
+                                         "extract_openai", "write")}
 BESIDE = {(f"{SLEEP}.echo", f"{SLEEP}.units")}
 
 

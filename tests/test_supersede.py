@@ -277,6 +277,35 @@ def test_a_value_and_its_slot_come_from_the_parse():
     assert "quote" in quote.slot and not quote.counted  # a currency is no counted noun
 
 
+def test_an_amount_is_the_value_of_the_noun_it_stands_before_and_may_be_abbreviated():
+    """"the £500 deposit" is the deposit's amount, not a count of deposits; "88k" is 88,000 (the
+    tokenizer keeps the suffix on the number, and tags it a noun); "5 m" stays metres."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import values
+
+    [deposit] = values(nlp.parse_one("We paid the £500 deposit."))
+    assert (deposit.norm, deposit.counted) == ((500.0,), "") and "deposit" in deposit.slot
+    [band] = values(nlp.parse_one("The top of the band is 88k now."))
+    assert band.norm == (88000.0,) and "top" in band.slot and "88k" not in band.slot
+    [run] = values(nlp.parse_one("Sunday is a 5k run."))
+    assert run.norm == (5000.0,) and run.counted == "run"
+    [cable] = values(nlp.parse_one("Order 2 m of cable."))
+    assert cable.norm == (2.0,)
+
+
+def test_a_new_amount_for_what_an_older_amount_stood_before_strikes_it(tmp_path: Path):
+    later = T0 + dt.timedelta(days=3)
+    topic = topic_with(tmp_path, ("t1", "Lena: We paid the £500 deposit for the flat.", T0),
+                       ("t2", "Lena: Ravi asked 60k, which is £4k over the £56k cap on the budget.", T0))
+    for i, new in enumerate(["The deposit is now £550, the landlord added the garage.",
+                             "Finance agreed: the cap is 62k now."]):
+        topic.add_item(Item("fact", f"Lena: {new}", later.strftime("%Y-%m-%d"), (Citation(CONV, (f"t{9 + i}",)),)))
+        supersede(topic, units_of(f"t{9 + i}", new, later), "2026-03-12")
+    struck = [i.text for i in topic.facts if i.superseded]
+    assert struck == ["Lena: We paid the £500 deposit for the flat.",
+                      "Lena: Ravi asked 60k, which is £4k over the £56k cap on the budget."]
+
+
 def test_an_indirect_date_correction_strikes_the_date_it_names(tmp_path: Path):
     """"the hall is taken on the 19th, so we sing on 26 April now": the clause names no slot, but
     the sentence names the old date with the new one, days after the first was said."""

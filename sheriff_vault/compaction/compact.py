@@ -253,9 +253,9 @@ def _tag(vault: Vault, result: SleepResult) -> str | None:
 def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> Guarded:
     safe, quarantine_files = _quarantine(part + tail, result)
     return Guarded(part=[t for t in part if t.id in safe],
-                    tail=[t if t.id in safe else _redacted(t, quarantine_files) for t in tail],
-                    archive=[t if t.id in safe else _redacted(t, quarantine_files) for t in part],
-                    quarantine=quarantine_files)
+                   tail=[t if t.id in safe else _redacted(t, quarantine_files) for t in tail],
+                   archive=[t if t.id in safe else _redacted(t, quarantine_files) for t in part],
+                   quarantine=quarantine_files)
 
 
 def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, encode: Encode,

@@ -36,11 +36,7 @@ class Found:
 
 
 _HEADING_END = {":", ",", ".", "!", ";", "-", "–", "—"}
-
-
 _NOUNS = ("NOUN", "PROPN")
-
-
 HEADING_WORDS = 5  # a heading ("the third thing", "number two") is a short noun phrase
 
 
@@ -336,14 +332,8 @@ def you_said(doc: Doc) -> bool:
 
 
 SWITCH = Shift()  # "Second thing:", "other thing,", "and chess:": the talk moves on
-
-
 DIFFERENT = Unlike()  # "a different party", "nothing to do with": not the thing talked about before
-
-
 RETURN_CUE = Named()  # "news on the roof:", "back to the budget": the turn names its subject first
-
-
 # How a person opens a subject ("Separate thing,", "Second thing, completely unrelated:", "Also,"):
 # not part of the line that sums the subject up. Read from the parse, as SWITCH reads a new subject.
 OPENER = SWITCH.opener

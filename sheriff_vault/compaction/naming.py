@@ -567,8 +567,6 @@ def _titlecase(title: str) -> str:
 
 
 ONE_LINER_WORDS = 4  # a one-liner says at least this many things (content words) about its subject
-
-
 SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another subject (it opens both)
 
 

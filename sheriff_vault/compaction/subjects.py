@@ -324,8 +324,6 @@ def _closing(turn: Turn) -> bool:
 
 
 STRAY = 0.25  # how close a one-line subject must be to another subject to join it
-
-
 SAYS_WORDS = 2  # content words a line alone needs to be a topic of its own
 
 

@@ -63,8 +63,6 @@ FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one bef
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
 HEADING_WORDS = 3  # a turn's first sentence this short ("Grant update.") is a heading for the next one
 EVERYDAY = 1.0  # rarity under which an adjective is an everyday one ("good", "nice", "perfect")
-
-
 _Piece = tuple[str, list["Token"]]  # a sentence's text and its tokens from the turn's parse
 
 

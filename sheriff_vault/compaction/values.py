@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
+from sheriff_vault.quantities import MULTIPLIERS
 from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, correction_lead
 
 if TYPE_CHECKING:
@@ -23,33 +24,18 @@ if TYPE_CHECKING:
 
 
 LEAD = re.compile(r"^[^:]{1,60}:\s")  # "Lena: ", 'User, asked "…?": ': who said a fact, before what they said
-
-
 MONTHS = {name.lower(): i for names in (calendar.month_name, calendar.month_abbr)
-           for i, name in enumerate(names) if name}
-
-
+          for i, name in enumerate(names) if name}
 WEEKDAYS = {name.lower() for names in (calendar.day_name, calendar.day_abbr) for name in names}
-
-
 _ORDINAL = re.compile(r"(\d{1,2})[a-z]{0,2}$")  # "27", "27th"
-
-
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
+# a number and the magnitude it abbreviates, as one token ("88k"); "m" is left out, as metres
+_ABBREVIATED = re.compile(rf"({NUMBER.pattern})({'|'.join(k for k in MULTIPLIERS if len(k) <= 2 and k != 'm')})",
+                          re.IGNORECASE)
 _CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?\s?(?P<half>[ap]\.?m\.?)?(?![a-z])")
-
-
 _HALVES = ("am", "pm", "a.m.", "p.m.")
-
-
 _SLOT_POS = ("NOUN", "PROPN")
-
-
 _DIRECTIONS = ("up", "down")  # a value that goes up or down to another has changed
-
-
 _ROLES = ("dobj", "attr", "oprd")  # what a verb says of its subject or does to its object
 
 
@@ -140,12 +126,17 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     """A number ("4,500", "33.20") with its currency, unit or counted noun ("24 workers", "50 mg",
     "12.40 per bag"); times ("8:15"), years and versions ("Postgres 16") are not values here."""
     tok = toks[i]
-    if not NUMBER.fullmatch(tok.text) or _year(tok.text):
+    said, scale = tok.text, 1.0
+    if short := _ABBREVIATED.fullmatch(said):  # "88k", "1.2bn": the tokenizer keeps the suffix on the number
+        said, scale = short.group(1), MULTIPLIERS[short.group(2).lower()]
+    if not NUMBER.fullmatch(said) or _year(said):
         return None
     if i > 0 and toks[i - 1].pos_ == "PROPN" and toks[i - 1].text[:1].isupper() and tok.dep_ != "pobj":
         return None
     first, end = i - 1 if i > 0 and toks[i - 1].is_currency else i, i + 1
-    counted = tok.head if tok.dep_ == "nummod" and 0 < tok.head.i - tok.i <= 3 else None
+    # an abbreviated number is tagged a noun, and hangs on what it counts as a compound ("the £82k top")
+    counts = ("nummod", "compound", "amod") if scale != 1.0 else ("nummod",)
+    counted = tok.head if tok.dep_ in counts and 0 < tok.head.i - tok.i <= 3 else None
     if counted is not None:
         end = counted.i - toks[0].i + 1
     elif end < len(toks) and (toks[end].is_currency or toks[end].text == "%" or
@@ -154,10 +145,12 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     if end + 1 < len(toks) and toks[end].lower_ == "per" and toks[end + 1].pos_ == "NOUN":
         end += 2
     span = tok.doc[toks[first].i:toks[end - 1].i + 1]
-    number = float(tok.text.replace(",", ""))
+    number = float(said.replace(",", "")) * scale
     after = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].i < span.end else None
     noun = counted or after
-    kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) else ""
+    # an amount of money is the value of the noun it stands before ("the £500 deposit"), not a count of it
+    money = first < i or (after is not None and (after.is_currency or after.lower_ in CURRENCY_WORDS))
+    kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) and not money else ""
     slot = _slot(counted or tok)
     verbs = {a.lemma_.lower() for a in tok.ancestors if a.pos_ in ("VERB", "AUX")}
     return Value(span.text, "number", (number,), span.start_char, span.end_char, slot, kind, bool(slot - verbs)), end
@@ -167,7 +160,7 @@ def _slot(tok: Token) -> frozenset[str]:
     """What a value is the value of: the noun it counts, with its compounds, and the subject of the
     clause whose predicate holds it ("the deposit is 660 EUR": deposit; "12 chairs": chair), or its
     object when the subject is a pronoun ("she gives a talk on Tuesday": talk)."""
-    words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) else set()
+    words = _noun(tok) if tok.pos_ in _SLOT_POS and not _unit(tok) and not _ABBREVIATED.fullmatch(tok.text) else set()
     head = tok
     while head.head.i != head.i and head.pos_ not in ("VERB", "AUX"):  # a root heads itself
         head = head.head
@@ -183,8 +176,8 @@ def _slot(tok: Token) -> frozenset[str]:
 
 
 def _noun(tok: Token) -> set[str]:
-    return {t.lemma_.lower() for t in (tok, *tok.children)
-            if t.pos_ in _SLOT_POS and t.dep_ in ("compound", tok.dep_) and not _unit(t)}
+    return {t.lemma_.lower() for t in (tok, *tok.children) if t.pos_ in _SLOT_POS and t.dep_ in ("compound", tok.dep_)
+            and not _unit(t) and not _ABBREVIATED.fullmatch(t.text)}
 
 
 def _unit(tok: Token) -> bool:
