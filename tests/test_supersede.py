@@ -63,6 +63,12 @@ def units_of(turn_id: str, text: str, at: dt.datetime) -> list:
     return make_units([Turn("user", text, at, turn_id, "Lena")], "UTC", set())
 
 
+def said_later(topic: Topic, turn_id: str, text: str, at: dt.datetime, day: str) -> list:
+    """Lena's line `text` added to the topic as a later sleep writes it, and what it strikes."""
+    topic.add_item(Item("fact", f"Lena: {text}", at.strftime("%Y-%m-%d"), (Citation(CONV, (turn_id,)),)))
+    return supersede(topic, units_of(turn_id, text, at), day)
+
+
 def test_an_explicit_correction_strikes_the_old_fact_with_the_day(tmp_path: Path):
     later = T0 + dt.timedelta(days=2)
     new = "Budget is 4500 EUR now, not 4000."
@@ -297,10 +303,8 @@ def test_a_new_amount_for_what_an_older_amount_stood_before_strikes_it(tmp_path:
     later = T0 + dt.timedelta(days=3)
     topic = topic_with(tmp_path, ("t1", "Lena: We paid the £500 deposit for the flat.", T0),
                        ("t2", "Lena: Ravi asked 60k, which is £4k over the £56k cap on the budget.", T0))
-    for i, new in enumerate(["The deposit is now £550, the landlord added the garage.",
-                             "Finance agreed: the cap is 62k now."]):
-        topic.add_item(Item("fact", f"Lena: {new}", later.strftime("%Y-%m-%d"), (Citation(CONV, (f"t{9 + i}",)),)))
-        supersede(topic, units_of(f"t{9 + i}", new, later), "2026-03-12")
+    said_later(topic, "t9", "The deposit is now £550, the landlord added the garage.", later, "2026-03-12")
+    said_later(topic, "t10", "Finance agreed: the cap is 62k now.", later, "2026-03-12")
     struck = [i.text for i in topic.facts if i.superseded]
     assert struck == ["Lena: We paid the £500 deposit for the flat.",
                       "Lena: Ravi asked 60k, which is £4k over the £56k cap on the budget."]
@@ -325,8 +329,7 @@ def test_change_language_must_stand_in_the_values_own_clause(tmp_path: Path):
                        ("t2", "Lena: The removal firm quoted 1,900 EUR in total.", T0))
     for i, new in enumerate(["Physio is toe drops off a stair. 3 sets of 12, twice a day.",
                              "The removal firm drops off 40 boxes on Thursday."]):
-        topic.add_item(Item("fact", f"Lena: {new}", later.strftime("%Y-%m-%d"), (Citation(CONV, (f"t{9 + i}",)),)))
-        assert supersede(topic, units_of(f"t{9 + i}", new, later), "2026-03-11") == []
+        assert said_later(topic, f"t{9 + i}", new, later, "2026-03-11") == []
 
 
 def test_a_count_confirmed_by_the_assistant_with_its_noun_strikes_the_old_count(tmp_path: Path):
