@@ -36,6 +36,7 @@ from sheriff_vault.compaction.cues import (
 from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.parts import Candidate, Unit
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
+from sheriff_vault.compaction.values import mentions, numeric, replaced_in
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import content_words, stem
 
@@ -73,6 +74,7 @@ class Subject:
     existing: str = ""  # the vault topic (path) this subject continues
     name: str = ""  # ... and its name
     moved_to: bool = False  # the person moved the talk to it by a phrase of moving on
+    lines: list[str] = field(default_factory=list)  # a vault topic's current lines
 
 
 def _seeded(prior: PriorTopic) -> Subject:
@@ -80,7 +82,7 @@ def _seeded(prior: PriorTopic) -> Subject:
     bag: Counter[str] = Counter()
     for text in prior.texts:
         bag.update(_bag(text))
-    return Subject([], list(prior.vectors), bag, prior.path, prior.name)
+    return Subject([], list(prior.vectors), bag, prior.path, prior.name, lines=list(prior.texts))
 
 
 def exchanges(talk: list[Turn]) -> list[list[Turn]]:
@@ -167,6 +169,9 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch or opens, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
+        holder = _holder(group, subjects)  # "now the 19th instead of the 12th": where the 12th was said
+        if holder is not None:
+            chosen = holder
         if _DEBUG:
             print(f"{head.id:>5} cur={current} sw={switch:d} p={pause:d} -> {chosen} "
                   f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
@@ -177,7 +182,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
                               {"switch": switch, "heading": elsewhere, "opens": opens, "pause": pause,
-                               "answers": bool(answers), "detail": young}))
+                               "answers": bool(answers), "detail": young, "old value": holder is not None}))
         subject = subjects[chosen]
         subject.turns += group
         subject.vectors.append(vec)
@@ -186,6 +191,21 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
     return sorted(joined, key=lambda s: order.get(id(s.turns[0]), 0))
+
+
+def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
+    """The one subject that holds a value the exchange says was replaced ("19 May instead of 12
+    May", in either voice): a change is a change of something already said. None when no subject,
+    or more than one, said it. Only a date, a time or a number of three digits or more is evidence:
+    a small count or a word may be said anywhere ("Grade 4 instead of Grade 3" misread as replacing
+    "Grade")."""
+    gone = [old for turn in group for old in replaced_in(turn.content)
+            if any(c.isdigit() for c in old) and ((n := numeric(old)) is None or n >= 100)]
+    if not gone:
+        return None
+    holders = [k for k, s in enumerate(subjects)
+               if any(mentions(text, old) for old in gone for text in [*(t.content for t in s.turns), *s.lines])]
+    return holders[0] if len(holders) == 1 else None
 
 
 def _opens(i: int, groups: list[list[Turn]], vectors: np.ndarray, bags: list[Counter[str]], current: Subject,

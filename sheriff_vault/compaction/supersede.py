@@ -21,10 +21,10 @@ from sheriff_vault import nlp
 from sheriff_vault.compaction.values import (
     LEAD,
     MONTHS,
-    NUMBER,
     WEEKDAYS,
     Value,
     fact_body,
+    mentions,
     numeric,
     read_ahead,
     said_changed,
@@ -109,7 +109,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     found: list[Item] = []
     for new, old in pairs:
         for item in older:
-            if item not in found and _mentions(item.text, old) and not _mentions(item.text, new) and (
+            if item not in found and mentions(item.text, old) and not mentions(item.text, new) and (
                     numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
                     or _shares_slot(text, item.text, old) or _shares_words(text, item.text)):
                 found.append(item)
@@ -120,7 +120,7 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
 
     # the whole fact's values: the old date a move leaves may be named a sentence before ("can't do
     # the 20th. Moved to ...")
-    told = [v for v in values(doc) if not any(_mentions(o, v.text) or _mentions(v.text, o) for o in olds)]
+    told = [v for v in values(doc) if not any(mentions(o, v.text) or mentions(v.text, o) for o in olds)]
     batched = False
     for sent in doc.sents:
         changed = [v for v in told if sent.start_char <= v.start < sent.end_char
@@ -213,20 +213,6 @@ def _shares_words(text: str, item: str) -> bool:
     def nouns(t: str) -> set[str]:
         return {stem(w) for w in content_words(t) if w.lower() not in MONTHS and w.lower() not in WEEKDAYS}
     return bool(nouns(text) & nouns(fact_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
-
-
-def _mentions(text: str, value: str) -> bool:
-    """Whether `text` states `value`: a number as any spelling of it, a date with its month however
-    it is written ("Tuesday 6 October" is "Tue 6 October 2026"), anything else as said."""
-    number = numeric(value)
-    if number is not None:
-        return any(numeric(n) == number for n in NUMBER.findall(text))
-    if re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE) is not None:
-        return True
-    said = values(nlp.parse_one(value, entities=False))
-    if len(said) != 1 or said[0].kind != "date" or not said[0].norm[1]:
-        return False
-    return any(v.norm == said[0].norm for v in values(nlp.parse_one(text, entities=False)) if v.kind == "date")
 
 
 def _with_unit(text: str, value: str) -> bool:

@@ -410,3 +410,25 @@ def numeric(value: str) -> float | None:
 def _clock(value: str) -> bool:
     """A value that is a time of day ("16:10", "7 pm"), never an amount to compare as a number."""
     return any((c["sep"] == ":" and c["minute"]) or c["half"] for c in _CLOCK.finditer(value.lower()))
+
+
+def mentions(text: str, value: str) -> bool:
+    """Whether `text` states `value`: a number as any spelling of it, a date with its month however
+    it is written ("Tuesday 6 October" is "Tue 6 October 2026"), anything else as said."""
+    number = numeric(value)
+    if number is not None:
+        return any(numeric(n) == number for n in NUMBER.findall(text))
+    if re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", text, re.IGNORECASE) is not None:
+        return True
+    said = values(nlp.parse_one(value, entities=False))
+    if len(said) != 1 or said[0].kind != "date" or not said[0].norm[1]:
+        return False
+    return any(v.norm == said[0].norm for v in values(nlp.parse_one(text, entities=False)) if v.kind == "date")
+
+
+def replaced_in(text: str) -> list[str]:
+    """The old values `text` says were replaced, by construction (`value_pairs`); nothing is parsed
+    when it has none of the constructions."""
+    if not any(p.search(text) for p in (NEW_THEN_OLD, OLD_THEN_NEW, FROM_TO, ARROW)):
+        return []
+    return [old for _, old in value_pairs(text)]
