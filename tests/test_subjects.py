@@ -356,18 +356,18 @@ def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
 
 
 def test_a_change_goes_to_the_one_subject_that_said_the_old_value():
-    """"the sale is now on 19 May instead of 12 May" belongs where 12 May was said, whatever its words
+    """"the sale is now on 14 June instead of 7 June" belongs where 7 June was said, whatever its words
     are closer to; no change, or an old value two subjects said, decides nothing."""
     from sheriff_vault.compaction.subjects import Subject, _holder
 
-    garden = Subject(turns(*GARDEN, "The greenhouse plant sale is on 12 May.")[:4])
+    garden = Subject(turns(*GARDEN, "The greenhouse plant sale is on 7 June.")[:4])
     database = Subject(turns(*DATABASE))
     vault_topic = Subject(lines=["Lena: The replica cutover window is 20:00, after the backups."])
-    moved = turns("Council emailed about the schema lock: it's now 19 May instead of 12 May.")
+    moved = turns("The schema lock clashes, so it's now 14 June instead of 7 June.")
     assert _holder(moved, [garden, database, vault_topic]) == 0
     assert _holder(turns("The cutover is now at 22:00 instead of 20:00."), [garden, database, vault_topic]) == 2
     assert _holder(turns("The schema lock takes about an hour."), [garden, database, vault_topic]) is None
-    both = Subject(turns("Pick up the pots on 12 May."))
+    both = Subject(turns("Pick up the pots on 7 June."))
     assert _holder(moved, [garden, database, both]) is None
     crowd = Subject(turns("We were 9 people at the planning session."))
     assert _holder(turns("The standup is now at 10 instead of 9."), [crowd, database]) is None  # a small count

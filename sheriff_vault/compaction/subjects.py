@@ -194,8 +194,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
 
 
 def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
-    """The one subject that holds a value the exchange says was replaced ("19 May instead of 12
-    May", in either voice): a change is a change of something already said. None when no subject,
+    """The one subject that holds a value the exchange says was replaced ("14 June instead of 7
+    June", in either voice): a change is a change of something already said. None when no subject,
     or more than one, said it. Only a date, a time or a number of three digits or more is evidence:
     a small count or a word may be said anywhere ("Grade 4 instead of Grade 3" misread as replacing
     "Grade")."""
