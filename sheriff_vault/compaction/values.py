@@ -423,6 +423,8 @@ def mentions(text: str, value: str) -> bool:
     said = values(nlp.parse_one(value, entities=False))
     if len(said) != 1 or said[0].kind != "date" or not said[0].norm[1]:
         return False
+    if not re.search(rf"(?<!\d)0?{int(said[0].norm[0])}(?!\d)", text):  # a date is said with its day's digits
+        return False
     return any(v.norm == said[0].norm for v in values(nlp.parse_one(text, entities=False)) if v.kind == "date")
 
 
