@@ -78,7 +78,9 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
     for unit in kept:
         by_turn.setdefault(unit.turn.id, []).append(unit)
     for question, answer in zip(turns, turns[1:], strict=False):
-        if question.role != "assistant" or answer.role != "user":
+        # confirmed by a yes, or by a number said again: any other answer needs no parse
+        if question.role != "assistant" or answer.role != "user" or not (
+                _assents(answer.content) or info(answer.content)[0]):
             continue
         said = sentences(question.content)
         if not said or not said[-1].rstrip().endswith("?"):
