@@ -11,8 +11,8 @@ import signal
 import time
 
 POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
-          "sleep:committed", "sleep:trimmed", "index:tantivy-committed", "index:applied", "edit:journaled",
-          "edit:saved", "edit:committed", "model:loading", "daemon:starting")
+          "sleep:committed", "sleep:trimmed", "index:writing", "index:tantivy-committed", "index:applied",
+          "edit:journaled", "edit:saved", "edit:committed", "model:loading", "daemon:starting")
 
 
 def point(name: str) -> None:

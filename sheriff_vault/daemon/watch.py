@@ -137,7 +137,16 @@ class Daemon:
             full = self._reopen_if_replaced() or full
             if not paths and not full:
                 return None
-            stats = self.index.refresh(None if full else sorted(paths))
+            try:
+                stats = self.index.refresh(None if full else sorted(paths))
+            except Exception:
+                # Deleted under the batch (after the check above): rebuild now, not as an error.
+                if not self._reopen_if_replaced():
+                    with self.cond:  # retried with the next batch rather than lost until a rescan
+                        self.pending |= paths
+                        self.full_scan = self.full_scan or full
+                    raise
+                stats = self.index.refresh(None)
             self._index_inode = self._index_file()
             self.generation = self.index.generation
             self.index.trim()

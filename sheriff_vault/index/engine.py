@@ -452,6 +452,7 @@ class Index:
         events = [f.event for f in parsed if f.event]
         vec_hash = self._embed(new_docs, topics_by_path, stats, progress)
         touched = content_changed + removed
+        faults.point("index:writing")
         if touched:
             self._write_tantivy(touched, new_docs)
         gone = [d for rel in touched for (d,) in db.execute("SELECT doc_id FROM docs WHERE path=?", (rel,))] \

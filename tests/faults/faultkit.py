@@ -29,7 +29,7 @@ NOW_B = "2026-02-24T10:00:00Z"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SLEEP_POINTS = ("sleep:appended", "sleep:planned", "sleep:journaled", "sleep:half-written", "sleep:written",
                 "sleep:committed", "sleep:trimmed")
-INDEX_POINTS = ("index:tantivy-committed", "index:applied")
+INDEX_POINTS = ("index:writing", "index:tantivy-committed", "index:applied")
 EDIT_POINTS = ("edit:journaled", "edit:saved", "edit:committed")  # killed in test_concurrency.py
 
 # A follow-up conversation for scenario B: the example goes on three days later, so the second
