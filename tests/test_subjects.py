@@ -138,6 +138,7 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
         "Other thing. Daniel asked me": "Daniel asked me",
         "The first one is cheaper.": "The first one is cheaper.",
         "I booked Umzugsfix": "I booked Umzugsfix",
+        "Next: the shed roof leaks again.": "the shed roof leaks again.",
     }
     assert {said: OPENER.sub("", said, count=1) for said in cases} == cases
 
@@ -148,6 +149,12 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("Third, and this one is huge: we want to redo the patio at last.", True),
     ("right. ok second: the lab results. batch 4 came back", True),
     ("Next, the car: the garage rang.", True),
+    # a word of list position alone before a colon heads an item, as "Second:" does
+    ("Sorted, thanks. Next: the shed roof, it leaks again.", True),
+    ("ok last: my passport runs out in May", True),
+    ("Also: the gutter is blocked", True),
+    ("next week: the shed roof", False),
+    ("The next step: call the bank.", False),
     ("fine, will check. other thing, we're moving from 3.11 to 3.12", True),
     ("other thing. Marco wants me to give the toast!!", True),
     ("And the third point is the kitchen. We're ripping it all out.", True),

@@ -66,17 +66,23 @@ class _Lead:
 def _lead(doc: Doc, start: int) -> _Lead:
     i, additive = start, False
     while i < len(doc) and (doc[i].pos_ in ("INTJ", "CCONJ", "PUNCT") or doc[i].lower_ in place.COURTESY
-                            or (doc[i].pos_ == "ADV" and not ordinal(doc[i])
-                                and doc[i].lower_ not in place.DIFFERENCE)):
+                            or (doc[i].pos_ == "ADV" and not ordinal(doc[i]) and doc[i].lower_ not in place.DIFFERENCE
+                                and not _heads_alone(doc, i))):
         additive = additive or doc[i].pos_ == "CCONJ" or doc[i].lower_ in place.ADDITION
         i += 1
     j = i
     while j < len(doc) and j - i < HEADING_WORDS and (
             doc[j].pos_ in ("DET", "ADJ", "NUM", *_NOUNS) or doc[j].tag_ == "PRP$" or ordinal(doc[j])
-            or doc[j].lower_ in place.DIFFERENCE):
+            or doc[j].lower_ in place.DIFFERENCE or _heads_alone(doc, j)):
         j += 1
     mark = doc[j].text if j < len(doc) and j > i and doc[j].text in _HEADING_END else ""
     return _Lead(start, (i, j) if mark else (i, i), j + 1 if mark else i, additive, mark)
+
+
+def _heads_alone(doc: Doc, i: int) -> bool:
+    """"Next:", "Also:": a word of list position standing alone before a colon heads an item, as
+    "Second:" does, though the tagger reads it as an adverb (which a lead otherwise passes over)."""
+    return doc[i].lower_ in place.ADDITION and i + 1 < len(doc) and doc[i + 1].text == ":"
 
 
 def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
@@ -91,7 +97,7 @@ def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
     marked = [w for w in words if ordinal(w) or w.lower_ in place.DIFFERENCE or w.lower_ in place.ADDITION]
     rest = [w for w in words if w not in marked and w.pos_ not in ("DET", "ADJ") and w.tag_ != "PRP$"]
     if marked and all(w.lower_ in place.GENERAL for w in rest):
-        return bool(rest) or any(ordinal(w) or w.lower_ in place.DIFFERENCE for w in marked)
+        return bool(rest) or lead.mark == ":" or any(ordinal(w) or w.lower_ in place.DIFFERENCE for w in marked)
     # "Number two:", "item 3,": a small numeral after the general noun it counts
     return any(w.pos_ == "NUM" and len(w.text) <= 5 and w.i > 0 and w.head.i == w.i - 1
                and w.head.lower_ in place.GENERAL for w in words)
