@@ -7,7 +7,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 from sheriff_vault.nlp import stop_words
 
@@ -202,10 +202,22 @@ def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int, int]:
     return len(_NEW_VALUE.findall(shown)), len(seen), -sum((uses - seen).values())
 
 
-def _pick(sents: list[str], wanted: set[str], room: int) -> str:
-    """The pieces sharing most words with the query that fit in `room`, in their order, gaps as "…"."""
-    scored = sorted(range(len(sents)), key=lambda i: (-bool(_NEW_VALUE.search(sents[i])), -_hits(sents[i], wanted),
-                                                      i if len(sents[i]) <= room else len(sents) + i))
+_NUMBER = re.compile(r"\d+")
+
+
+def _pick(sents: list[str], wanted: set[str], room: int, new: Set[str] = frozenset()) -> str:
+    """The pieces sharing most words with the query that fit in `room`, in their order, gaps as "…";
+    first a piece that says a value replaced another, then one saying one of the `new` numbers
+    (which the line it corrected did not say)."""
+    def says_new(sent: str) -> bool:
+        return bool(new) and bool(new & set(_NUMBER.findall(sent)))
+
+    def rank(i: int) -> tuple[int, int, int, int]:
+        sent = sents[i]
+        return (-bool(_NEW_VALUE.search(sent)), -says_new(sent), -_hits(sent, wanted),
+                i if len(sent) <= room else len(sents) + i)
+
+    scored = sorted(range(len(sents)), key=rank)
     keep: list[int] = []
     size = 0
     for i in scored:
@@ -234,10 +246,16 @@ def correction_lead(new: str, old: str) -> str:
 CORRECTION_LEAD = re.compile(r"^[^:,\n]{1,80}, not [^:\n]{1,80}: ")
 
 
-def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) -> str:
+def new_numbers(text: str, replaced: str) -> frozenset[str]:
+    """The numbers a correcting line says that the line it replaced did not: where its new value is."""
+    return frozenset(_NUMBER.findall(text)) - frozenset(_NUMBER.findall(replaced))
+
+
+def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40, new: Set[str] = frozenset()) -> str:
     """A fact as recall shows it: the question it answered only when the answer alone is short, and
     of a long fact only the sentences sharing most words with the query (original order kept), after
-    the corrected value it opens with, if any (correction_lead)."""
+    the corrected value it opens with, if any (correction_lead); `new`: numbers to show first (a
+    correction's new value, `new_numbers`)."""
     m = SPEAKER.match(text)
     head, body = (text[: m.end() - 2], text[m.end():]) if m else ("", text)
     if m:
@@ -247,16 +265,16 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40) ->
         return f"{head}: {body}" if head else body
     lead = CORRECTION_LEAD.match(body)
     if lead and len(head) + lead.end() + 40 <= limit:
-        rest = excerpt(body[lead.end():], query, limit - len(head) - 2 - lead.end(), keep_question)
+        rest = excerpt(body[lead.end():], query, limit - len(head) - 2 - lead.end(), keep_question, new)
         return f"{head}: {lead.group(0)}{rest}" if head else f"{lead.group(0)}{rest}"
     wanted = {stem(w) for w in content_words(query)}
     room = limit - len(head) - 2
     whole = _with_continuations(sentences(body) or [body])
-    out = _pick(whole, wanted, room)
+    out = _pick(whole, wanted, room, new)
     if any(len(sent) > room for sent in whole):
         # a sentence too long to show whole may be cut at its clauses ("..., so we have 47 jobs in
         # total"), when that shows more of what was asked than its first words do
-        clauses = _pick([part for sent in whole for part in _CLAUSE.split(sent) if part], wanted, room)
+        clauses = _pick([part for sent in whole for part in _CLAUSE.split(sent) if part], wanted, room, new)
         if _shown(clauses, body, wanted) > _shown(out, body, wanted):
             out = clauses
     return f"{head}: {out}" if head else out

@@ -242,6 +242,50 @@ def test_a_struck_value_brings_the_line_that_corrected_it(struck_by_a_turn):
         next(f.line for t in result.topics for f in t.facts if f.superseded)))
 
 
+@pytest.fixture
+def moved_beside(vault):
+    """A turn cut into two lines, "the reunion is in May" and "thinking Friday 8 May", the second
+    struck later by a turn that names neither the reunion nor anything else the question says."""
+    topic = create_topic(vault, "Class reunion", now=day("2026-03-01T09:00:00"), commit=False).topic
+    topic.add_item(fact("Noor: The class reunion is in May and Sami and I are booking a hall.",
+                        day("2026-03-01T09:00:00"), cite("t3")))
+    old = fact("Noor: Thinking Friday 8 May, about 40 people.", day("2026-03-01T09:00:00"), cite("t3"))
+    old.superseded, old.superseded_by = "2026-03-09", "t9"
+    topic.add_item(old)
+    for i in range(5):
+        topic.add_item(fact(f"Noor: Playlist part {i + 1} is ready in the shared folder.", day("2026-03-04T09:00:00"),
+                            cite(f"t{5 + i % 2}")))
+    topic.add_item(fact("Noor: Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
+                        "We've shifted it to Friday 15 May, same hall and the same start at seven in the evening.",
+                        day("2026-03-09T09:00:00"), cite("t9")))
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, "test: reunion", ["topics"])
+    return vault
+
+
+def test_a_line_said_beside_a_matching_fact_brings_its_correction(moved_beside):
+    """The question matches the first line only; the same turn's struck line brings the line that
+    replaced it, shown by the sentence that says its new value (the struck line is history)."""
+    result = recall(moved_beside, "when is the class reunion?", now=NOW)
+    text = result.render(1200)
+    struck = text.find("Thinking Friday 8 May")
+    assert "15 May" in text and (struck < 0 or text.index("15 May") < struck)
+    carried = [f for t in result.topics for f in t.facts if "replaces" in f.signals]
+    assert [f.excerpt for f in carried] == ["Noor: …We've shifted it to Friday 15 May, same hall and the same "
+                                            "start at seven in the evening."]
+
+
+def test_an_excerpt_shows_first_the_numbers_a_correction_says_anew():
+    from sheriff_vault.text import excerpt, new_numbers
+
+    line = ("Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
+            "We've shifted it to Friday 15 May, same hall.")
+    assert new_numbers(line, "Thinking Friday 8 May, about 40 people.") == {"15"}
+    assert "15 May" not in excerpt(line, "when is the reunion?", limit=80)
+    assert "15 May" in excerpt(line, "when is the reunion?", limit=80, new={"15"})
+
+
 def _doc(text: str, date: str, line: int, superseded: str = ""):
     from sheriff_vault.index.docs import Doc
 

@@ -31,7 +31,7 @@ from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, excerpt, norm
+from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, excerpt, new_numbers, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 ITEM_KINDS = ("fact", "loop", "event", "note")
 WINDOW_ONLY = 300  # window topics nothing in the question matched, weighed at most (see _window_only)
 SUPERSEDED = 0.4  # a value a later fact replaced ranks this much lower (it is history)
+BESIDE = 0.9  # the correction of a line said beside a matching fact ranks just under that fact
 MIN_RELATIVE = 0.15  # a topic scoring under this share of the best one is noise, not context
 PEOPLE_MATCH, PEOPLE_MISS = 1.4, 0.65  # what the named person said, against what someone else said
 ASSISTANT = "assistant"  # the speaker a fact names for the assistant's words (store/buffer.Turn.speaker)
@@ -541,10 +542,16 @@ class _Ranker:
         line that corrected it ("that comes to 3,650 with the discount") shares no word with it."""
         carried: dict[str, tuple[float, str]] = {}
         for prio, doc, _, _ in cands:
-            if doc.superseded and doc.superseded_by and not self._current_at_window_end(doc):
-                current = self._replacement(doc)
-                if current is not None and prio / SUPERSEDED > carried.get(current.doc_id, (0.0, ""))[0]:
-                    carried[current.doc_id] = (prio / SUPERSEDED, doc.doc_id)
+            if doc.superseded and doc.superseded_by:
+                olds, weight = [doc], prio / SUPERSEDED
+            else:  # what the same turn said beside a matching fact was about the same thing
+                olds, weight = self._struck_beside(doc), prio * BESIDE
+            for old in olds:
+                if self._current_at_window_end(old):
+                    continue
+                current = self._replacement(old)
+                if current is not None and current is not doc and weight > carried.get(current.doc_id, (0.0, ""))[0]:
+                    carried[current.doc_id] = (weight, old.doc_id)
         if not carried:
             return cands
         for doc_id in carried:
@@ -555,6 +562,15 @@ class _Ranker:
                 prio, sig = carried[doc.doc_id][0], {**sig, "replaces": carried[doc.doc_id][1]}
             out.append((prio, doc, hit, sig))
         return out
+
+    def _struck_beside(self, doc: Doc) -> list[Doc]:
+        """The struck lines of a fact's topic cut from a turn the fact cites: "the dinner is in June"
+        and "thinking Saturday 20 June" said together, the second corrected later in words that
+        share none with a question about the dinner."""
+        struck = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ())
+                  if d.superseded and d.superseded_by and d is not doc and d.kind in ITEM_KINDS]
+        turns = {t for c in doc.citations for t in c.get("turns", ())} if struck else set()
+        return [d for d in struck if any(t in turns for c in d.citations for t in c.get("turns", ()))]
 
     def _replacement(self, doc: Doc) -> Doc | None:
         """The current fact that corrected a struck one: of its topic's lines citing the turn its
@@ -597,8 +613,10 @@ class _Ranker:
     def _fact(self, cand: tuple[float, Doc, TopicHit, dict]) -> FactHit:
         prio, doc, _, sig = cand
         superseded = "" if self._current_at_window_end(doc) else self._superseded(doc)
+        old = self.snap.docs.get(sig.get("replaces", ""))
+        new = new_numbers(doc.text, old.text) if old is not None else frozenset()
         return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line, doc.topic_path,
-                       doc.done, excerpt(doc.text, self.query), superseded)
+                       doc.done, excerpt(doc.text, self.query, new=new), superseded)
 
     def _current_at_window_end(self, doc: Doc) -> bool:
         """As of a date before it was replaced, a superseded value was the current one."""
