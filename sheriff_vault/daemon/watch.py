@@ -141,10 +141,8 @@ class Daemon:
                 stats = self.index.refresh(None if full else sorted(paths))
             except Exception:
                 # Deleted under the batch (after the check above): rebuild now, not as an error.
+                # Any other failure is logged by the worker; the next full scan picks the files up.
                 if not self._reopen_if_replaced():
-                    with self.cond:  # retried with the next batch rather than lost until a rescan
-                        self.pending |= paths
-                        self.full_scan = self.full_scan or full
                     raise
                 stats = self.index.refresh(None)
             self._index_inode = self._index_file()
