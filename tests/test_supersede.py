@@ -310,6 +310,25 @@ def test_a_new_amount_for_what_an_older_amount_stood_before_strikes_it(tmp_path:
                       "Lena: Ravi asked 60k, which is £4k over the £56k cap on the budget."]
 
 
+def test_a_noun_the_sentence_denies_is_not_what_a_new_amount_counts(tmp_path: Path):
+    """"I pay only 1,150 and not the earlier sum": the parser hangs the number on "sum", which
+    the sentence denies (it stands for the old value); the amount names no slot of its own, and
+    replaces the one amount the older line about the rent gave."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import values
+
+    [new] = values(nlp.parse_one("Now I pay only 1,150 and not the earlier sum, my flatmate pays the rest."))
+    assert new.norm == (1150.0,) and "sum" not in new.slot and new.counted != "sum"
+    [old] = values(nlp.parse_one("We pay 450 now, not the old price."))
+    assert "price" in old.slot  # denied is the verb here, not the noun
+    later = T0 + dt.timedelta(days=9)
+    topic = topic_with(tmp_path, ("t1", "Lena: I need to pay the rent for the flat, 1,300 euro.", T0),
+                       ("t2", "Lena: The flat has a balcony and two bedrooms.", T0))
+    said_later(topic, "t9", "Now I pay only 1,150 and not the earlier sum, my flatmate pays the rest of the rent.",
+               later, "2026-03-12")
+    assert [i.text for i in topic.facts if i.superseded] == ["Lena: I need to pay the rent for the flat, 1,300 euro."]
+
+
 def test_an_indirect_date_correction_strikes_the_date_it_names(tmp_path: Path):
     """"the hall is taken on the 19th, so we sing on 26 April now": the clause names no slot, but
     the sentence names the old date with the new one, days after the first was said."""
