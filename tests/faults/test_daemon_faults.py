@@ -119,7 +119,7 @@ def test_an_index_folder_deleted_while_a_batch_writes_it_is_rebuilt_without_an_e
     daemon = Daemon(Vault(root))
     try:
         daemon.flush()
-        monkeypatch.setenv("SHERIFF_VAULT_PAUSE", "index:writing:3")
+        monkeypatch.setenv("SHERIFF_VAULT_PAUSE", "index:writing:6")  # room to delete the folder
         save_like_an_editor(root / "topics" / "kayak.md",
                             topic_text(1, 7, str(uuid.uuid4())).replace("Burst 1", "Kayak"))
         daemon.handle_changes([str(root / "topics" / "kayak.md")])
