@@ -136,7 +136,9 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     first, end = i - 1 if i > 0 and toks[i - 1].is_currency else i, i + 1
     # an abbreviated number is tagged a noun, and hangs on what it counts as a compound ("the £82k top")
     counts = ("nummod", "compound", "amod") if scale != 1.0 else ("nummod",)
-    counted = tok.head if tok.dep_ in counts and 0 < tok.head.i - tok.i <= 3 and not _denied(tok.head) else None
+    # a noun the sentence denies ("now 900 and not the earlier sum") is what the value replaces,
+    # never what it counts or is the value of, however the parser hangs the number on it
+    counted = tok.head if tok.dep_ in counts and 0 < tok.head.i - tok.i <= 3 and not nlp.negated(tok.head) else None
     if counted is not None:
         end = counted.i - toks[0].i + 1
     elif end < len(toks) and (toks[end].is_currency or toks[end].text == "%" or
@@ -170,16 +172,10 @@ def _slot(tok: Token) -> frozenset[str]:
         words.add(head.lemma_.lower())  # "they quoted 2,400": what was quoted
     for deps in (("nsubj", "nsubjpass"), ("dobj",)):
         nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c.i != tok.i
-                 and not _denied(c)]
+                 and not nlp.negated(c)]
         if nouns:
             return frozenset(words.union(*(_noun(c) for c in nouns)))
     return frozenset(words)
-
-
-def _denied(tok: Token) -> bool:
-    """A noun the sentence says is not it ("now 900 and not the earlier sum"): what a new value
-    replaces, never what it is the value of, however the parser hangs the number on it."""
-    return any(c.dep_ == "neg" for c in tok.children)
 
 
 def _noun(tok: Token) -> set[str]:
