@@ -541,11 +541,12 @@ class _Ranker:
         one would have been: "what is the total?" matches "The total is 4,000" (struck), while the
         line that corrected it ("that comes to 3,650 with the discount") shares no word with it."""
         carried: dict[str, tuple[float, str]] = {}
+        struck: dict[str, list[Doc]] = {}  # topic -> its struck lines, read once per topic
         for prio, doc, _, _ in cands:
             if doc.superseded and doc.superseded_by:
                 olds, weight = [doc], prio / SUPERSEDED
             else:  # what the same turn said beside a matching fact was about the same thing
-                olds, weight = self._struck_beside(doc), prio * BESIDE
+                olds, weight = self._struck_beside(doc, struck), prio * BESIDE
             for old in olds:
                 if self._current_at_window_end(old):
                     continue
@@ -563,14 +564,18 @@ class _Ranker:
             out.append((prio, doc, hit, sig))
         return out
 
-    def _struck_beside(self, doc: Doc) -> list[Doc]:
+    def _struck_beside(self, doc: Doc, struck: dict[str, list[Doc]]) -> list[Doc]:
         """The struck lines of a fact's topic cut from a turn the fact cites: "the dinner is in June"
         and "thinking Saturday 20 June" said together, the second corrected later in words that
-        share none with a question about the dinner."""
-        struck = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ())
-                  if d.superseded and d.superseded_by and d is not doc and d.kind in ITEM_KINDS]
-        turns = {t for c in doc.citations for t in c.get("turns", ())} if struck else set()
-        return [d for d in struck if any(t in turns for c in d.citations for t in c.get("turns", ()))]
+        share none with a question about the dinner. `struck` caches each topic's struck lines."""
+        lines = struck.get(doc.topic_path)
+        if lines is None:
+            lines = struck[doc.topic_path] = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ())
+                                              if d.superseded and d.superseded_by and d.kind in ITEM_KINDS]
+        if not lines:
+            return []
+        turns = {t for c in doc.citations for t in c.get("turns", ())}
+        return [d for d in lines if d is not doc and any(t in turns for c in d.citations for t in c.get("turns", ()))]
 
     def _replacement(self, doc: Doc) -> Doc | None:
         """The current fact that corrected a struck one: of its topic's lines citing the turn its
