@@ -65,6 +65,12 @@ class Quantity:
     measures: str = ""  # what the unit measures: amount, distance, duration, count...
 
 
+def duration(word: str) -> bool:
+    """A unit of time as people write it after a number ("weeks", "hrs")."""
+    unit = _MEASURES.get(word.lower())
+    return unit is not None and unit[1] == "duration"
+
+
 def quantities_in(sent: str) -> list[Quantity]:
     """Every quantity in `sent` with a key that names what it measures. Sleep keys the numbers it
     remembers with it; recall uses it to tell which of two facts about one quantity is current."""

@@ -171,3 +171,32 @@ def test_a_sentence_that_opens_on_being_midway_is_the_speakers_work() -> None:
              Turn("assistant", "Understood, the charts are the next step.", at + dt.timedelta(seconds=30), "t2")]
     state = in_progress(turns)
     assert state.status in ("running", "idle") and "report" in state.resume_hint, state
+
+
+def test_going_back_to_the_work_without_a_verb_is_work_under_way() -> None:
+    """"right, back to the chapter, page 12 next": the person returns to the work now, and the wake
+    packet names where they stopped."""
+    for said in ("right. back to the chapter, page 12 next", "ok back to writing", "Back to the draft now."):
+        got = in_progress(talk(("user", "The chapter needs its footnotes checked, 40 pages."),
+                               ("assistant", "Check the page numbers against the index as you go."),
+                               ("user", said), ("assistant", "Good luck.")))
+        assert got.status == "running", said
+        assert said in got.resume_hint
+
+
+def test_back_to_said_of_a_thing_a_state_or_a_later_day_is_no_work_under_way() -> None:
+    for said in ("Kids back to school on Monday.", "Everything's back to normal.", "back to work tomorrow",
+                 "Back to the office next week?"):
+        got = in_progress(talk(("user", "The boiler is fixed and the heating works again."),
+                               ("assistant", "Good news."), ("user", said), ("assistant", "Enjoy it.")))
+        assert got.status == "idle", said
+
+
+def test_something_that_has_not_happened_for_a_span_of_time_is_no_open_work() -> None:
+    """"which he hasn't done in months" says how long, not what is left to do; "I haven't sent the
+    invoice" is work left open."""
+    habit = in_progress(talk(("user", "He rang me himself last night, which he hasn't done in months."),
+                             ("assistant", "That's lovely to hear.")))
+    assert habit.status == "idle"
+    left = in_progress(talk(("user", "I haven't sent the invoice."), ("assistant", "Send it today.")))
+    assert left.status == "running"

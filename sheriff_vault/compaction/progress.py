@@ -34,6 +34,7 @@ from sheriff_vault.compaction.english.progress import (
     WAIT,
     WHOLE,
 )
+from sheriff_vault.quantities import duration
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
 from sheriff_vault.text import truncate
@@ -126,8 +127,8 @@ def _said(task: _Task) -> str:
 
 def read(sent: Span) -> Reading:
     """The progress a sentence reports, from its verbs' tense, aspect, mood, subject and objects."""
-    r = Reading(doing=bool(IN_PROGRESS.search(sent.text)) or any(_speakers(sent, m.start()) for m in
-                                                                 MIDWAY.finditer(sent.text)))
+    r = Reading(doing=bool(IN_PROGRESS.search(sent.text)) or _resumes(sent)
+                or any(_speakers(sent, m.start()) for m in MIDWAY.finditer(sent.text)))
     asked = sent[-1].text == "?"  # a question asks about work, it does not report it
     now = any(t.lower_ in NOW for t in sent)
     # "nothing more to do" closes every task; "thinks of nothing else" is about something else
@@ -152,7 +153,7 @@ def read(sent: Span) -> Reading:
         if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
-            if nlp.negated(tok) and not _past_perfect(tok) or irrealis and now:
+            if nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
                 r.pending = True
             elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or nlp.negated(tok) or _conditional(tok)):
                 r.done = True
@@ -165,6 +166,32 @@ def read(sent: Span) -> Reading:
             elif tok.lemma_ in WAIT and _reported(tok) and person in ("1", "3"):
                 r.pending = True  # "the change waits for the evening slot": work ready, not yet done
     return r
+
+
+def _resumes(sent: Span) -> bool:
+    """A verbless "back to X": the speaker goes back to the work now ("right, back to the draft", "ok
+    back to writing"). Not a clause ("everything's back to normal"), a thing that goes back ("kids
+    back to school"), a plan for later ("back to work tomorrow") nor a question."""
+    if sent[-1].text == "?" or any("Fin" in t.morph.get("VerbForm", []) for t in sent):
+        return False
+    for tok in sent:
+        if tok.lower_ != "back" or tok.pos_ != "ADV":
+            continue
+        if tok.head.i < tok.i and tok.head.pos_ not in ("INTJ", "ADV"):
+            continue  # the noun before it is what goes back
+        # what it governs up to a comma: a piece after one ("..., page 12 next") is a phrase of its own
+        stop = next((t.i for t in sent if t.i > tok.i and t.is_punct), sent.end)
+        kids = [c for c in tok.children if not c.is_punct and c.i < stop]
+        if kids and all(c.dep_ == "prep" and c.lower_ == "to" for c in kids):
+            return True
+    return False
+
+
+def _for_a_span(tok: Token) -> bool:
+    """A negated perfect over a span of time ("hasn't called in months", "not done for weeks") says
+    how long something has not happened, not that work is left open."""
+    return any(c.dep_ == "prep" and any(o.dep_ == "pobj" and duration(o.lower_) for o in c.children)
+               for c in tok.children)
 
 
 def _left(sent: Span, at: int) -> bool:
