@@ -207,10 +207,12 @@ def _shift(c: _Ctx, unit: str, n: int) -> datetime:
 
 
 def _weekday(c: _Ctx, wd: int, how: str) -> date:
-    """past: latest such day before today; future: first after today; this: in the current week."""
+    """past: latest such day before today; future: first after today; this: in the current week,
+    or looking ahead, the coming one once this week's has gone ("this Wednesday", said on a Saturday)."""
     t = c.today
     if how == "this":
-        return _monday(t) + timedelta(days=wd)
+        d = _monday(t) + timedelta(days=wd)
+        return d + timedelta(days=7) if d < t and c.prefer == "future" else d
     if how == "past":
         return t - timedelta(days=(t.weekday() - wd - 1) % 7 + 1)
     return t + timedelta(days=(wd - t.weekday() - 1) % 7 + 1)

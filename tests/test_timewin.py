@@ -91,6 +91,8 @@ CASES = [
     ("last Friday", N, "UTC", "2023-05-05T00:00:00Z", "2023-05-06T00:00:00Z"),
     ("last tues", N, "UTC", "2023-05-02T00:00:00Z", "2023-05-03T00:00:00Z"),
     ("this Friday", N, "UTC", "2023-05-12T00:00:00Z", "2023-05-13T00:00:00Z"),
+    # not looking ahead, this week's, gone or not ("what did I do this Wednesday?", asked on a Saturday)
+    ("this Wednesday", "2023-05-13T10:00:00Z", "UTC", "2023-05-10T00:00:00Z", "2023-05-11T00:00:00Z"),
     ("next Fri", N, "UTC", "2023-05-12T00:00:00Z", "2023-05-13T00:00:00Z"),
     ("next Monday", N, "UTC", "2023-05-15T00:00:00Z", "2023-05-16T00:00:00Z"),
     # months
@@ -180,6 +182,9 @@ FUTURE_CASES = [
     ("yesterday", N, "2023-05-07T00:00:00Z", "2023-05-08T00:00:00Z"),
     ("since Friday", N, "2023-05-05T00:00:00Z", "2023-05-08T13:56:00Z"),
     ("next month", "2023-01-20T09:00:00Z", "2023-02-01T00:00:00Z", "2023-03-01T00:00:00Z"),
+    # this week's Wednesday has gone (N is a Monday, this is the Saturday after): looking ahead, the coming one
+    ("this Wednesday", "2023-05-13T10:00:00Z", "2023-05-17T00:00:00Z", "2023-05-18T00:00:00Z"),
+    ("this Saturday", "2023-05-13T10:00:00Z", "2023-05-13T00:00:00Z", "2023-05-14T00:00:00Z"),
 ]
 
 

@@ -41,6 +41,13 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
      "The server move went ahead on the 14th (14 June 2026)."),
     ("The parcel arrived on the 30th.", "2026-03-02T10:00:00Z", "The parcel arrived on the 30th (30 January 2026)."),
     ("The parcel arrives on the 30th.", "2026-03-02T10:00:00Z", "The parcel arrives on the 30th (30 March 2026)."),
+    # "this Wednesday" said on a Saturday is the coming one, unless the verb puts it behind
+    ("The fitting is this Wednesday.", "2026-05-02T10:00:00Z", "The fitting is this Wednesday (6 May 2026)."),
+    ("We saw the flat this Wednesday.", "2026-05-02T10:00:00Z", "We saw the flat this Wednesday (29 April 2026)."),
+    # a day the sentence names right beside the phrase needs no brackets
+    ("The fitting is now this Wednesday, 6 May, at 11:15.", "2026-05-02T10:00:00Z",
+     "The fitting is now this Wednesday, 6 May, at 11:15."),
+    ("The fitting is this Wednesday (May 6).", "2026-05-02T10:00:00Z", "The fitting is this Wednesday (May 6 2026)."),
     # relative time keeps its day in brackets
     ("I went to the support group yesterday.", "2023-05-08T13:56:00Z",
      "I went to the support group yesterday (7 May 2023)."),

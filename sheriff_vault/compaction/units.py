@@ -524,6 +524,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     for w in timewin.find_all(sent, at, tz):
         first = next((t for k, t in sorted(starts.items()) if w.span[0] <= k < w.span[1]), None)
         prefer = _tense(first)
+        if prefer == "nearest" and w.granularity == "day" and w.phrase.lower().startswith("this "):
+            prefer = "future"  # "it's now this Wednesday": a day named ahead unless the verb says it was
         if prefer != "nearest":
             with contextlib.suppress(TimePhraseError):
                 again = timewin.resolve(w.phrase, at, tz, prefer=prefer)
@@ -564,7 +566,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             continue
         else:
             label = w.label(tz)
-            if label.replace(",", "").lower() in phrase.replace(",", "").lower():
+            if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
+                    or _said_beside(sent, phrase, w.start, tz):
                 continue
             edits.append((_end_of(sent, phrase), f" ({label})"))
             if (w.granularity == "day" and w.start and w.end and w.end <= at + dt.timedelta(days=1)
@@ -588,6 +591,17 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if text and pos > 0 and not out[pos:].lstrip().startswith(text.strip()):
             out = out[:pos] + text + out[pos:]
     return out, hint, event_day
+
+
+def _said_beside(sent: str, phrase: str, start: dt.datetime | None, tz: str) -> bool:
+    """The sentence names the day itself right after the phrase ("this Wednesday, 6 May"): nothing to add."""
+    if start is None:
+        return False
+    day = start.astimezone(ZoneInfo(tz))
+    month = _MONTH_NAMES[day.month - 1]
+    after = sent[_end_of(sent, phrase):][:24].lower()
+    return bool(re.match(rf"\W*(?:the )?(?:{day.day}(?:[a-z]{{2}})?(?: of)? {month[:3]}|{month[:3]}\w* {day.day}\b)",
+                         after, re.I))
 
 
 def _an_example(tok: Token) -> bool:
