@@ -62,6 +62,12 @@ DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raise
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
 CROWDED = 48      # lines past which a vault topic must fit more clearly to grow (no catch-all topic)
+# How alike two exchanges of one conversation are on average, by meaning (the bundled model; the
+# mean over the labelled conversations, 0.13-0.25 apiece). An exchange like everything in its
+# conversation (one trade's talk, a generic turn) is judged against its own background instead:
+# its likeness is shifted by how far its background lies from this.
+BACKGROUND = 0.18
+BACKGROUND_PRIOR = 4  # exchanges' worth of weight BACKGROUND keeps in a short slice's estimate
 
 
 @dataclass
@@ -134,6 +140,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     texts = _texts(groups)
     vectors = np.asarray(encode(texts), dtype=np.float32)
     bags = [_bag(text) for text in texts]
+    shifts = np.maximum(_backgrounds(vectors) - BACKGROUND, 0.0)
     df = Counter(w for bag in bags for w in set(bag))
     weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
     near = nearest(list(prior), vectors)
@@ -142,7 +149,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     current: int | None = near.index(last) if last is not None else None
     last_at = last.last_at if last is not None else None
     replied_to: Turn | None = None  # the last turn of the exchange before
-    for i, (group, vec, bag) in enumerate(zip(groups, vectors, bags, strict=True)):
+    for i, (group, vec, bag, shift) in enumerate(zip(groups, vectors, bags, shifts, strict=True)):
         head = group[0]
         if current is not None and _closing(head):
             subjects[current].turns += group
@@ -150,7 +157,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
                 trace.append(_why(head, subjects, [], current, current, {"closing": True}))
             continue
         differs = bool(DIFFERENT.search(head.content))  # never a topic the vault held before
-        likeness = [0.0 if differs and s.existing else _likeness(vec, bag, s, weight, recent=(k == current))
+        likeness = [0.0 if differs and s.existing else _likeness(vec, bag, s, weight, recent=(k == current)) - shift
                     for k, s in enumerate(subjects)]
         answers = current is not None and _answers(head, replied_to) \
             and max(likeness) - likeness[current] < ANSWER_MOVES
@@ -191,6 +198,17 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
     return sorted(joined, key=lambda s: order.get(id(s.turns[0]), 0))
+
+
+def _backgrounds(vectors: np.ndarray) -> np.ndarray:
+    """Each exchange's mean likeness by meaning to the other exchanges of the slice, drawn towards
+    BACKGROUND when there are few of them to tell."""
+    n = len(vectors)
+    if n == 0:
+        return np.zeros(0, dtype=np.float32)
+    sims = vectors @ vectors.T
+    others = sims.sum(axis=1) - np.diag(sims)
+    return (others + BACKGROUND * BACKGROUND_PRIOR) / (n - 1 + BACKGROUND_PRIOR)
 
 
 def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
