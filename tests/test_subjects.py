@@ -378,3 +378,28 @@ def test_a_change_goes_to_the_one_subject_that_said_the_old_value():
     assert _holder(moved, [garden, database, both]) is None
     crowd = Subject(turns("We were 9 people at the planning session."))
     assert _holder(turns("The standup is now at 10 instead of 9."), [crowd, database]) is None  # a small count
+
+
+# Two subjects of one trade: every exchange shares a large part of its meaning with every other
+SHARED_X, SHARED_Y = [0.59, 0.807, 0.0], [0.59, 0.0, 0.807]  # alike at 0.35 through what all share
+
+
+def test_in_talk_where_everything_is_alike_a_new_subject_must_stand_out_from_that_background():
+    """Examples: a plumber's customer job and the apprentice they hire share the trade's words and
+    meaning; what the two subjects have in common with everything said is no likeness of one to
+    the other, so the second opens its own subject."""
+    assert _walk([SHARED_X, SHARED_X, SHARED_X, SHARED_Y, SHARED_Y]) == [["u0", "u1", "u2"], ["u3", "u4"]]
+
+
+def test_the_background_of_a_short_slice_leans_on_the_usual_one():
+    """Counter-example: two exchanges alone say little about what is usual in their talk, so their
+    background stays near the usual one and their likeness is hardly moved."""
+    import numpy as np
+
+    from sheriff_vault.compaction.subjects import BACKGROUND, _backgrounds
+
+    rows = np.asarray([SHARED_X, SHARED_Y], dtype=np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    assert abs(float(_backgrounds(rows)[0]) - BACKGROUND) < 0.05
+    many = np.repeat(rows, 6, axis=0)
+    assert float(_backgrounds(many)[0]) > BACKGROUND + 0.2
