@@ -26,6 +26,10 @@ from sheriff_vault.compaction.parts import possessive
     ("at last we want to replace the rotten gate at the side of the house with a steel gate.", "steel gate"),
     ("Third: Lucia Ferrante from Bologna is visiting us.", "Lucia Ferrante's visit"),
     ("Also french: the delf b2 exam is on 14 June at the institut", "french"),
+    # the whole noun phrase past the few words a cue holds, and past a person it is for
+    ("Mum turns 70 in May and we want to give her a big family dinner.", "family dinner"),
+    ("We want to run the quarterly team offsite in the hills.", "quarterly team offsite"),
+    ("japan!! we booked the flights for october.", "flights"),
 ])
 def test_a_subject_that_names_itself_in_its_first_turn_keeps_that_name(first_turn: str, title: str):
     assert intro_titles(first_turn, set())[0] == title
@@ -191,3 +195,29 @@ def test_a_short_subject_takes_the_name_its_opening_turn_gives_a_long_one_must_c
     assert short.name == "Invoice archive cleanup"
     long = name_subject([said, *rest], other, set(), said=said)
     assert "scanner" in long.name.lower() and "invoice" not in long.name.lower(), long.name
+
+
+@pytest.mark.parametrize("first_turn", ["I want to surprise my sister.", "We need to call the parents.",
+                                        "I want to ask my sister Ines and her husband."])
+def test_a_phrase_headed_by_a_person_is_no_intro_title(first_turn: str):
+    """"my sister" says who, not what; "a family dinner" says what."""
+    assert intro_titles(first_turn, set()) == []
+
+
+def test_a_day_or_a_month_however_written_is_no_title():
+    """"due to the hoy fri 3 july": the day dates the subject, it never names it."""
+    from sheriff_vault.compaction.naming import _quality
+
+    for phrase in ("hoy fri", "deadline thurs", "Thursday"):
+        assert _quality(phrase) == 0.0, phrase
+    assert _quality("friday market") > 0  # a day as a modifier of what the subject is
+    assert _quality("climate march") > 0  # a month's name is a word of its own too
+
+
+def test_a_person_addressed_by_title_is_no_title_however_tagged():
+    """"mrs doyle." as a turn's second sentence is the customer, in lower case or not."""
+    from sheriff_vault.compaction.naming import _quality
+
+    for phrase in ("mrs doyle", "Dr Kessler", "Mr. Patel"):
+        assert _quality(phrase) == 0.0, phrase
+    assert _quality("doctor visit") > 0

@@ -15,6 +15,7 @@ best sums it up) and aliases; one that continues a vault topic keeps that topic'
 """
 from __future__ import annotations
 
+import calendar
 import functools
 import math
 import re
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 MAX_WORDS = 3
+# a weekday as people type it: its name, or its first three letters or more ("fri", "tues", "thurs")
+WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1))
 NOMINAL = frozenset({"NOUN", "PROPN"})
 # numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
 COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
@@ -208,7 +211,8 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
             for m in cue.finditer(sent):
                 if how == "" and not _takes_object(doc, m.start("verb"), m.start("obj"), m.end("obj")):
                     continue  # "the billing module", "moving day": a noun, not someone doing something
-                words = _object_words(doc, m.start("obj"), m.end("obj"), ignore, keep_names=how in ("visit", "trip"))
+                start, end = _object_span(doc, m.start("obj"), m.end("obj"))
+                words = _object_words(doc, start, end, ignore, keep_names=how in ("visit", "trip"))
                 if not words or (m.group(0).lower().startswith(("my ", "our ")) and len(words) < 2):
                     continue
                 if how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]):
@@ -226,6 +230,17 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 elif how == "" and (noun := nominal(m["verb"].lower())):
                     out.append(f"{' '.join(words[-2:])} {noun}")
     return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+
+
+def _object_span(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The whole noun phrase a cue's few captured words begin: the first one that starts among
+    them and is not a pronoun ("give him a proper family lunch" -> "a proper family lunch", past
+    the words the cue could hold); the captured words when none starts there."""
+    for chunk in doc.noun_chunks:
+        if chunk.root.pos_ == "PRON" or chunk.end_char <= start or chunk.start_char >= end:
+            continue
+        return max(start, chunk.start_char), max(chunk.end_char, end)
+    return start, end
 
 
 # The roles in which a clause names what it is about: its subject, its object, the object of a
@@ -356,7 +371,7 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
         if not (named or describes or keep_names and tok.text[:1].isupper() and tok.is_alpha
                 and tok.pos_ not in FUNCTION_WORDS):
             break
-        if low in ignore or not tok.text[:1].isalpha() or low in english.KIN:
+        if low in ignore or not tok.text[:1].isalpha():
             return None
         if describes and not words and _common(low):
             continue
@@ -366,6 +381,8 @@ def _read_object(span: Span | None, ignore: set[str], keep_names: bool,
     if last is None or not (last.pos_ in NOMINAL or last.ent_type_ in NAMED_KINDS or last.like_num
                             or head_last and last.i == last_i and _headlike(last)):
         return None
+    if last.lower_ in english.KIN or last.pos_ == "PROPN" and any(t.lower_ in english.KIN for t in kept):
+        return None  # "my sister", "sister Ines" are who, not what; "a family lunch" is what
     return words, kept
 
 
@@ -536,10 +553,10 @@ def _quality(form: str) -> float:
         span = doc.char_span(len(frame), len(frame) + len(form), alignment_mode="expand")
         kind = _KIND.setdefault(form, _kind(list(span)) if span is not None and len(span) else _Kind("X", ()))
     head, low_words = words[-1].lower(), [w.lower() for w in words]
-    if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC:
-        return 0.0
-    if len(words) == 1 and head in FILLER:
-        return 0.0
+    if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC or head in WEEKDAYS:
+        return 0.0  # a weekday, however written ("fri", "weds"), dates a subject, never names it
+    if len(words) == 1 and head in FILLER or low_words[0].rstrip(".") in english.HONORIFIC:
+        return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
     score = 1.0
     if all(kind.proper) and len(words) == 1:
         score *= 0.3  # a lone name: a person, a place, a company

@@ -15,6 +15,14 @@ guy guys people person someone everyone team""".split()),
     counter=("wedding", "party", "contract"),
 )
 
+HONORIFIC = Words(
+    "honorific",
+    frozenset("mr mrs ms miss dr prof".split()),
+    "titles of address stand before a person's name: the phrase names who, not what",
+    examples=("mrs", "dr"),
+    counter=("doctor", "lane", "house"),
+)
+
 GENERIC = Words(
     "generic",
     frozenset("""plan plans idea ideas question questions update updates news stuff thing things part parts bit
