@@ -532,6 +532,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
                 w = timewin.Window(again.start, again.end, w.phrase, w.span, again.granularity, again.relative, w.tz)
         if first is not None and _an_example(first):
             continue  # "a date like 2024-05-01": a kind of value, not a time anything happens
+        if prefer == "past" and w.phrase.lower().startswith("in ") and w.relative:
+            continue  # "sold 40 bags in 3 weeks": how long it took, not when
         found.append((w, prefer))
     behind = any(w.granularity in ("year", "range") and w.relative and w.end is not None and w.end <= at
                  and "year" in w.phrase.lower() for w, _ in found)
@@ -561,7 +563,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             if deadline.granularity != "day":
                 continue
             w = deadline
-            edits.append((_end_of(sent, phrase), f" ({deadline.label(tz)})"))
+            if deadline.label(tz).replace(",", "").lower() not in phrase.replace(",", "").lower():
+                edits.append((_end_of(sent, phrase), f" ({deadline.label(tz)})"))
         elif w.granularity in ("range", "instant"):
             continue
         else:
