@@ -145,8 +145,8 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
-        # Below the ANN threshold a snapshot maps the cache's int8 copy rather than copy its vectors
-        # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where a mapped file cannot be
+        # Below the ANN threshold a snapshot reads the cache's int8 copy rather than copy its vectors
+        # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where an open file cannot be
         # removed (a model change resets the cache).
         self.map_vectors = os.name == "posix"
 
@@ -640,7 +640,7 @@ class Index:
         found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
         if cache is not None and added and self.map_vectors and not base.vec_ids and base.quick is None \
-                and base.source is None:  # the first vectors (say, once the model is up): mapped from now on
+                and base.source is None:  # the first vectors (say, once the model is up): read from the cache
             base = replace(base, matrix=np.zeros((0, cache.dim), dtype=np.float32), source=cache.reader(),
                            quick=cache.quantised(0))
         fresh = (cache.matrix(np.array([r for _, r in added], dtype=np.int64))
@@ -650,7 +650,7 @@ class Index:
                                    self._tail, self._strings, self.meta("head") or None)
         if snap.quick is not None and added and max(r for _, r in added) >= len(snap.quick):
             assert cache is not None
-            # Rows appended since: a new mapping and reader (the file may be another since a model
+            # Rows appended since: the two files opened again (they may be others since a model
             # change); the base keeps its own.
             snap.quick, snap.source = cache.quantised(), cache.reader()
         return snap

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.index.docs import EVENT, SAID, SAID_ONLY, Doc, EventRow, TopicRow, speaker_of
-from sheriff_vault.index.vectors import cosines
+from sheriff_vault.index.vectors import QuickRows, cosines
 from sheriff_vault.text import norm
 
 
@@ -26,10 +26,10 @@ class Snapshot:
     known; the ANN graph is keyed by cache rows) and, when the snapshot holds its vectors, in row i
     of `matrix`. An index loads it with no copy of them (`matrix` has no rows): `vectors_at` reads
     the few rows a question needs from the cache file through `source` (at 50k topics a copy is
-    460 MB and a third of the load). Below the ANN threshold it also maps the cache's int8 copy
-    read-only (`quick`, whose row r is cache row r; VectorCache.quantised): a question is scored
-    against that (2 MB a vault of 1,000 topics, where the float32 rows are 9) and only the rows
-    that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
+    460 MB and a third of the load). Below the ANN threshold it also holds the cache's int8 copy
+    open (`quick`, whose row r is cache row r; VectorCache.quantised): a question maps it, is
+    scored against it (2 MB a vault of 1,000 topics, where the float32 rows are 9) and only the
+    rows that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
     order a full load from the database gives, so both rank ties the same way.
@@ -53,7 +53,7 @@ class Snapshot:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
-    quick: np.ndarray | None = field(default=None, repr=False, compare=False)
+    quick: np.ndarray | QuickRows | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -119,16 +119,17 @@ class Snapshot:
         (VectorCache.quantise), so the k rows with the best lower bounds score at least the k-th
         of those bounds exactly, and no row whose upper bound falls short of it can be among the
         best, ties at the cut included."""
-        quick = self.quick
-        if quick is None:
+        if self.quick is None:
             return None
         rows = np.arange(len(self.vec_ids))
         if len(self.dead):
             rows = np.delete(rows, self.dead)
         keys = self.cache_rows[rows]
         k = min(k, len(rows))
-        if k <= 0 or keys.min() < 0 or keys.max() >= len(quick):
+        if k <= 0 or keys.min() < 0 or keys.max() >= len(self.quick):
             return None
+        # Mapped for this question only (see QuickRows); unmapped when the views below go.
+        quick = self.quick if isinstance(self.quick, np.ndarray) else self.quick.mapped()
         q32 = np.ascontiguousarray(qvec, dtype=np.float32)
         whole = len(quick) <= 2 * len(keys)  # the rows used are most of the copy: score it all, no gather
         count = len(quick) if whole else len(keys)
