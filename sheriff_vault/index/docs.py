@@ -38,9 +38,11 @@ def searchable(text: str) -> str:
 
 @dataclass(slots=True)
 class Doc:
-    """One searchable line. A doc read back from the index keeps `cites` and `mentions` as the
-    JSON text stored there until asked for (most never are): at 10k topics the decoded lists
-    cost a daemon about 45 MB."""
+    """One searchable line. A doc read back from the index keeps `mentions` as the JSON text
+    stored there until asked for (most never are): at 10k topics the decoded lists cost a daemon
+    about 45 MB. It holds no `cites` at all (None): its snapshot reads them from the index for
+    the few documents recall shows or weighs by them (Snapshot.cites), where holding them cost
+    0.7 MB a vault of 1,000 topics, for every vault a daemon serves."""
 
     doc_id: str
     kind: str  # topic | fact | loop | event | note (a person's prose in a topic) | skill
@@ -50,7 +52,7 @@ class Doc:
     topic_text: str
     date: str  # ISO-8601 UTC or ""
     line: int = 0
-    cites: list[dict] | str = field(default_factory=list)
+    cites: list[dict] | str | None = field(default_factory=list)  # None: only in the index
     done: bool = False
     mentions: list[list[str]] | str = field(default_factory=list)
     superseded: str = ""  # the day a later fact replaced this one (items.Item.superseded)
@@ -58,6 +60,8 @@ class Doc:
 
     @property
     def citations(self) -> list[dict]:
+        if self.cites is None:
+            raise LookupError(f"{self.doc_id}: its citations are in the index (Snapshot.citations reads them)")
         return json.loads(self.cites) if isinstance(self.cites, str) else self.cites
 
     @property
@@ -90,6 +94,8 @@ class Doc:
 
 DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, " \
     "superseded_by"
+# What a snapshot loads of each document: the same, without its citations (see Doc).
+LOADED_COLUMNS = DOC_COLUMNS.replace(" cites,", " NULL,")
 
 
 _MONTHS = "January February March April May June July August September October November December".split()

@@ -18,6 +18,12 @@ from sheriff_vault.index.vectors import QuickRows, cosines
 from sheriff_vault.text import norm
 
 
+class StaleSnapshot(Exception):
+    """The index no longer holds what a snapshot was loaded from (another process wrote it since):
+    what the snapshot reads from the index on demand (Snapshot.cites) is gone, so the question is
+    asked again of a fresh one."""
+
+
 @dataclass
 class Snapshot:
     """An immutable in-memory view of one index generation; recall reads only this.
@@ -32,7 +38,9 @@ class Snapshot:
     rows that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
-    order a full load from the database gives, so both rank ties the same way.
+    order a full load from the database gives, so both rank ties the same way. Documents loaded
+    from the index hold no citations (Doc.cites is None): `cites` reads the few recall needs from
+    the index through `cited`.
     """
 
     generation: int
@@ -54,6 +62,9 @@ class Snapshot:
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
     quick: np.ndarray | QuickRows | None = field(default=None, repr=False, compare=False)
+    # The stored citation JSON of documents of this generation, by doc id (Index.stored_cites);
+    # raises StaleSnapshot when the index holds another generation.
+    cited: Callable[[list[Doc], int], dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -150,6 +161,27 @@ class Snapshot:
     def all_vectors(self) -> np.ndarray:
         """Every row's vector (a copy when the snapshot holds none): for work that reads them all."""
         return self.matrix if self.held else self.vectors_at(np.arange(len(self.vec_ids)))
+
+    def cites(self, docs: Iterable[Doc]) -> dict[str, str]:
+        """These documents' citations as the JSON text the index stores, by doc id: read from the
+        index in one query for those that hold none. Raises StaleSnapshot when the index has
+        moved on since this snapshot was loaded (the caller asks again of a fresh snapshot)."""
+        out: dict[str, str] = {}
+        stored: list[Doc] = []
+        for doc in docs:
+            if doc.cites is None:
+                stored.append(doc)
+            else:
+                out[doc.doc_id] = doc.cites if isinstance(doc.cites, str) else json.dumps(doc.cites)
+        if stored:
+            if self.cited is None:
+                raise LookupError(f"{stored[0].doc_id}: its citations are in an index this snapshot cannot read")
+            out.update(self.cited(stored, self.generation))
+        return out
+
+    def citations(self, doc: Doc) -> list[dict]:
+        """One document's citations, decoded (see `cites`)."""
+        return doc.citations if doc.cites is not None else json.loads(self.cites([doc])[doc.doc_id])
 
     def topic_by_ref(self, ref: str) -> TopicRow | None:
         path = self.by_id.get(ref)
@@ -326,8 +358,8 @@ def _patch_by_id(base: Snapshot, topics: dict[str, TopicRow], update: Update) ->
 
 def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str],
                    cached: int) -> tuple[dict[str, Doc], list[str | None], list[int]]:
-    """Documents from index rows (docs.DOC_COLUMNS, then the embedding-cache row of the vector or
-    -1), sharing strings as share_strings does; and the ids and cache rows of those whose vector
+    """Documents from index rows (docs.LOADED_COLUMNS: no citations; then the embedding-cache row
+    of the vector or -1), sharing strings as share_strings does; and the ids and cache rows of those whose vector
     is among the `cached` rows the cache file holds. Built in one loop, as a snapshot load at 50k
     topics makes 300k of them."""
     one = strings.setdefault
@@ -352,8 +384,8 @@ def share_strings(doc: Doc, strings: dict[str, str]) -> Doc:
     one = strings.setdefault
     doc.kind, doc.path, doc.date = one(doc.kind, doc.kind), one(doc.path, doc.path), one(doc.date, doc.date)
     doc.topic_path, doc.topic_text = one(doc.topic_path, doc.topic_path), one(doc.topic_text, doc.topic_text)
-    # Kept as JSON text, as a load from the database gives (see Doc); mentions are mostly "[]".
-    if not isinstance(doc.cites, str):
+    # Kept as JSON text, as the database stores them (see Doc); mentions are mostly "[]".
+    if doc.cites is not None and not isinstance(doc.cites, str):
         doc.cites = json.dumps(doc.cites)
     mentions = doc.mentions if isinstance(doc.mentions, str) else json.dumps(doc.mentions)
     doc.mentions = one(mentions, mentions)
@@ -402,7 +434,7 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
     snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
                     row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source,
-                    quick=base.quick)
+                    quick=base.quick, cited=base.cited)
     _carry_lookups(base, snap, update)
     return snap, tail
 
@@ -475,6 +507,8 @@ def _patch_docs(base: Snapshot, update: Update,
             dead_rows.append(row)
     for doc in update.new_docs:
         docs[doc.doc_id] = share_strings(doc, strings)
+        if base.cited is not None:  # the update wrote them to the index, where the base reads its own
+            doc.cites = None
         if who := speaker_of(doc.text):
             speaker_count[who.lower()] = speaker_count.get(who.lower(), 0) + 1
     return docs, speaker_count, dead_rows
