@@ -606,7 +606,8 @@ class Index:
                      if cache is not None else f"SELECT {LOADED_COLUMNS}, -1 FROM docs")
             on_disk = cache.rows_on_disk() if cache is not None else 0
             docs, vec_ids, rows = docs_from_rows(con.execute(query), self._strings, on_disk)
-            topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
+            topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"),
+                                                          self._strings)}
             events = [EventRow(*r) for r in con.execute("SELECT * FROM events ORDER BY at")]
             speakers = dict(con.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
         finally:
