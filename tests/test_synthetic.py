@@ -178,3 +178,24 @@ def test_an_index_whose_first_snapshot_had_no_vectors_reads_them_once_they_come(
             fresh.close()
     finally:
         live.close()
+
+
+def test_a_snapshot_reads_any_number_of_citations_from_the_index_as_stored(tmp_path):
+    """Snapshot.cites reads a question's citations in few statements (the id list padded to a
+    power of two, 512 ids at most a statement): for one document, a few, or every document of a
+    vault (several statements), it gives exactly what the index stores, under each document's id."""
+    import sqlite3
+
+    syn = generate(tmp_path / "v", 120, seed=5, embedding=False, git=False)
+    index = Index(Vault(syn.root), HashEmbedder(dim=32))
+    try:
+        index.refresh()
+        snap = index.snapshot()
+        with sqlite3.connect(index.folder / "state.db") as db:
+            stored = dict(db.execute("SELECT doc_id, cites FROM docs"))
+        docs = sorted(snap.docs.values(), key=lambda d: d.doc_id)
+        assert len(docs) > 600 and all(d.cites is None for d in docs)
+        for picked in (docs[:1], docs[:3], docs[5:6] + docs[:5], docs[:513], docs):
+            assert snap.cites(picked) == {d.doc_id: stored[d.doc_id] for d in picked}
+    finally:
+        index.close()
