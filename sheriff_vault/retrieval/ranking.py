@@ -573,8 +573,9 @@ class _Ranker:
         carried: dict[str, tuple[float, str]] = {}
         struck: dict[str, list[Doc]] = {}  # topic -> its struck lines, read once per topic
         # Every citation read below is of a topic with struck lines: all of theirs, in one read.
-        marked = {doc.topic_path for _, doc, _, _ in cands if self._struck_lines(doc.topic_path, struck)}
-        self.cites(d for path in sorted(marked) for d in self.snap.docs_of_topic.get(path, ()) if d.kind in ITEM_KINDS)
+        marked = [p for p in sorted({doc.topic_path for _, doc, _, _ in cands}) if self._struck_lines(p, struck)]
+        if marked:
+            self.cites(d for path in marked for d in self.snap.docs_of_topic.get(path, ()) if d.kind in ITEM_KINDS)
         for prio, doc, _, _ in cands:
             if doc.superseded and doc.superseded_by:
                 olds, weight = [doc], prio / SUPERSEDED
