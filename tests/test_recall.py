@@ -54,6 +54,80 @@ def test_facts_carry_dates_and_citations_in_json(filled):
     assert "verify" in data["notice"]
 
 
+def test_a_snapshot_reads_citations_from_the_index_and_knows_when_the_index_moved_on(hash_vault):
+    """An open vault holds no document's citations: its snapshot reads them from the index for
+    the facts recall shows, the lines a small update patched in included. A snapshot of a
+    generation the index has moved past says so (StaleSnapshot) rather than read the lines that
+    replaced its own under the same ids."""
+    from sheriff_vault.index.snapshot import StaleSnapshot
+
+    build(hash_vault)
+    index = Index(hash_vault)
+    try:
+        index.refresh()
+        snap = index.snapshot()
+        assert snap.docs and all(d.cites is None for d in snap.docs.values())
+        fact = next(d for d in snap.docs.values() if "invoices" in d.text)
+        assert snap.citations(fact) == [{"file": "conversations/x.md", "turns": ["t2"]}]
+        path = hash_vault.root / fact.path
+        path.write_text(path.read_text().replace("invoices table", "payments table"))
+        index.refresh([str(path)])
+        patched = index.snapshot()
+        assert patched is not snap and patched.generation == snap.generation + 1
+        line = patched.docs[fact.doc_id]
+        assert "payments" in line.text and line.cites is None
+        assert patched.cites([line]) == {fact.doc_id: '[{"file": "conversations/x.md", "turns": ["t2"]}]'}
+        with pytest.raises(StaleSnapshot):
+            snap.cites([fact])
+        index.close()
+        with pytest.raises(StaleSnapshot):
+            patched.cites([line])
+    finally:
+        index.close()
+
+
+def test_recall_asks_a_fresh_snapshot_when_another_writer_changes_the_index_under_a_question(hash_vault):
+    """Another process may index the vault while a question is ranked on the snapshot taken at its
+    start: when a citation it then reads is not of that snapshot's generation, the question is
+    asked again of a fresh one, and shows the new line with its own citations."""
+    from sheriff_vault.index.embed import HashEmbedder
+
+    build(hash_vault)
+    other = Index(hash_vault)  # another writer, with a connection and lock of its own
+    path = hash_vault.root / "topics/database-migration.md"
+
+    class WritesOnce(HashEmbedder):
+        """Embeds as the vault's hash embedder does; the first question it embeds once armed (after
+        the question's snapshot is taken, before its facts are ranked), the other writer edits a line."""
+
+        armed, asked = False, 0
+
+        def encode(self, texts, workers=1):
+            if self.armed:
+                self.asked += 1
+                if self.asked == 1:
+                    path.write_text(path.read_text().replace("invoices table", "payments table"))
+                    other.refresh([str(path)])
+            return super().encode(texts, workers)
+
+    embedder = WritesOnce(other.embedder.dim)
+    assert embedder.model_id == other.embedder.model_id  # one embedding cache for both
+    index = Index(hash_vault, embedder)
+    try:
+        index.refresh()
+        before = index.snapshot().generation
+        embedder.armed = True
+        result = recall(hash_vault, "the migration dry run", index=index, now=NOW, refresh=False)
+        assert embedder.asked == 2 and index.snapshot().generation == before + 1  # asked again, once
+        facts = [f for t in result.topics for f in t.facts if "dry run" in f.text]
+        assert [f.text for f in facts] == ["The migration dry run failed on the payments table because of a "
+                                           "missing index."]
+        assert facts[0].citations == [{"file": "conversations/x.md", "turns": ["t2"]}]
+    finally:
+        index.close()
+        other.close()
+
+
 def test_last_week_restricts_to_that_window(filled):
     result = recall(filled, "what did we work on last week?", now=NOW)
     assert result.mode == "deep"

@@ -113,11 +113,16 @@ def test_the_vector_cache_finds_the_same_rows_by_query_and_by_scan(tmp_path):
 def test_topic_rows_read_back_as_written():
     from sheriff_vault.index.docs import TopicRow, topics_from_rows
 
-    written = [TopicRow("topics/a.md", "id-a", "Party", "party", "the party", ["fest", 'say "hi"'],
-                        "2026-01-01", "2026-02-01", 1.5, 3, True, [{"to": "b", "type": "RELATED"}], ["plan"],
-                        2, "[[1767225600, 1767312000, 1]]"),
-               TopicRow("topics/b.md", "id-b", "B", "b", "", [], "", "", 0.0, 0, False, [], [], 0, "[]")]
+    written = [TopicRow("topics/a.md", "id-a", "Party", "party", "the party", ("fest", 'say "hi"'),
+                        "2026-01-01", "2026-02-01", 1.5, 3, True, ({"to": "b", "type": "RELATED"},), ("plan",),
+                        2, "[[1767225600, 1767312000, 1]]", ("work/alpha",)),
+               TopicRow("topics/b.md", "id-b", "B", "b", "", (), "", "", 0.0, 0, False, (), (), 0, "[]")]
     assert topics_from_rows(t.row() for t in written) == written
+    # Read back, a path or date the documents hold is their copy, and an empty list is the one ().
+    shared = {"topics/a.md": "topics/a.md", "2026-02-01": "2026-02-01"}
+    a, b = topics_from_rows((t.row() for t in written), shared)
+    assert a.path is shared["topics/a.md"] and a.last_seen is shared["2026-02-01"] and a.first_seen == "2026-01-01"
+    assert b.aliases is b.related is b.skills is b.tags and b.tags == ()
     assert [t.windows for t in written] == [[[1767225600, 1767312000, 1]], []]
     assert topics_from_rows([]) == []
 

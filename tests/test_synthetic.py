@@ -135,9 +135,9 @@ def test_an_index_kept_open_across_edits_matches_a_fresh_load(tmp_path, holding)
         live.close()
 
 
-def test_an_index_whose_first_snapshot_had_no_vectors_maps_them_once_they_come(tmp_path):
-    """A vault with no vector yet (no topic, say) gets its first: the patched snapshot maps the
-    cache rather than start a copy, maps it again as rows are appended, and answers as a fresh
+def test_an_index_whose_first_snapshot_had_no_vectors_reads_them_once_they_come(tmp_path):
+    """A vault with no vector yet (no topic, say) gets its first: the patched snapshot reads the
+    cache rather than start a copy, opens it again as rows are appended, and answers as a fresh
     load does."""
     syn = generate(tmp_path / "v", 20, seed=3, embedding=False, git=False)
     vault, emb = Vault(syn.root), HashEmbedder(dim=32)
@@ -158,15 +158,17 @@ def test_an_index_whose_first_snapshot_had_no_vectors_maps_them_once_they_come(t
             assert len(snap.quick) > mapped_rows
             mapped_rows = len(snap.quick)
             del snap
-        # The snapshots replaced let go of their mappings and open files (no collection needed):
-        # one of each is left.
+        # The snapshots replaced let go of their open files (no collection needed): one of each is
+        # left, and nothing of either is mapped between questions.
         maps, fds = Path("/proc/self/maps"), Path("/proc/self/fd")
         if maps.exists():
             cache = live.vectors()
             assert cache is not None
-            assert sum(line.endswith(str(cache.quick_path)) for line in maps.read_text().splitlines()) == 1
-            assert not any(line.endswith(str(cache.data_path)) for line in maps.read_text().splitlines())
-            assert sum(os.readlink(fd) == str(cache.data_path) for fd in fds.iterdir() if fd.is_symlink()) == 1
+            live.dense(emb.encode(["cake party"])[0], 25)
+            assert not any(line.endswith((str(cache.quick_path), str(cache.data_path)))
+                           for line in maps.read_text().splitlines())
+            for path in (cache.quick_path, cache.data_path):
+                assert sum(os.readlink(fd) == str(path) for fd in fds.iterdir() if fd.is_symlink()) == 1
         fresh = Index(vault, emb)
         try:
             for q in ("cake party", "flights booked", "the kitchen"):
@@ -176,3 +178,24 @@ def test_an_index_whose_first_snapshot_had_no_vectors_maps_them_once_they_come(t
             fresh.close()
     finally:
         live.close()
+
+
+def test_a_snapshot_reads_any_number_of_citations_from_the_index_as_stored(tmp_path):
+    """Snapshot.cites reads a question's citations in few statements (the id list padded to a
+    power of two, 512 ids at most a statement): for one document, a few, or every document of a
+    vault (several statements), it gives exactly what the index stores, under each document's id."""
+    import sqlite3
+
+    syn = generate(tmp_path / "v", 120, seed=5, embedding=False, git=False)
+    index = Index(Vault(syn.root), HashEmbedder(dim=32))
+    try:
+        index.refresh()
+        snap = index.snapshot()
+        with sqlite3.connect(index.folder / "state.db") as db:
+            stored = dict(db.execute("SELECT doc_id, cites FROM docs"))
+        docs = sorted(snap.docs.values(), key=lambda d: d.doc_id)
+        assert len(docs) > 600 and all(d.cites is None for d in docs)
+        for picked in (docs[:1], docs[:3], docs[5:6] + docs[:5], docs[:513], docs):
+            assert snap.cites(picked) == {d.doc_id: stored[d.doc_id] for d in picked}
+    finally:
+        index.close()

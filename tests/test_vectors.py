@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -59,12 +60,38 @@ def test_the_int8_copy_follows_the_float32_file_row_for_row(tmp_path):
     assert cache.quick_rows() == 25 and same_as_float32(cache)
     cache.ensure([(f"h{i}", str(i)) for i in range(25, 60)], lambda batch: data[[int(t) for t in batch]])
     assert cache.quick_rows() == 60 and same_as_float32(cache)
-    mapped = cache.quantised()
-    assert mapped is not None and len(mapped) == 60 and mapped.tobytes() == quantise(data).tobytes()
+    opened = cache.quantised()
+    assert opened is not None and len(opened) == 60 and opened.mapped().tobytes() == quantise(data).tobytes()
     assert cache.quantised(10) is not None and len(cache.quantised(10)) == 10  # type: ignore[arg-type]
+    assert cache.quantised(10).mapped().tobytes() == quantise(data[:10]).tobytes()  # type: ignore[union-attr]
     VectorCache(tmp_path, "another model", DIM).close()  # a model change removes both files
     assert not cache.data_path.exists() and not cache.quick_path.exists()
-    assert mapped.tobytes() == quantise(data).tobytes()  # a live mapping keeps its pages
+    assert opened.mapped().tobytes() == quantise(data).tobytes()  # an open copy keeps reading its file
+    cache.close()
+
+
+def test_the_int8_copy_is_mapped_only_while_a_question_reads_it(tmp_path):
+    """A daemon serves many vaults: what a question maps of a vault's int8 copy is let go when
+    it is answered, so between questions none of the copy's pages count in the process's memory."""
+    maps = Path("/proc/self/maps")
+    if not maps.exists():
+        pytest.skip("no /proc/self/maps here")
+    data = rows_of(60)
+    cache = filled(tmp_path, data)
+    opened = cache.quantised()
+    assert opened is not None
+
+    def mappings() -> int:
+        return sum(line.endswith(str(cache.quick_path)) for line in maps.read_text().splitlines())
+
+    assert mappings() == 0
+    rows = opened.mapped()
+    assert mappings() == 1 and rows["q"][5].tolist() == quantise(data[5:6])["q"][0].tolist()
+    view = rows["scale"][10:20]
+    del rows
+    assert mappings() == 1  # a view of it still reads it
+    del view
+    assert mappings() == 0
     cache.close()
 
 

@@ -38,9 +38,11 @@ def searchable(text: str) -> str:
 
 @dataclass(slots=True)
 class Doc:
-    """One searchable line. A doc read back from the index keeps `cites` and `mentions` as the
-    JSON text stored there until asked for (most never are): at 10k topics the decoded lists
-    cost a daemon about 45 MB."""
+    """One searchable line. A doc read back from the index keeps `mentions` as the JSON text
+    stored there until asked for (most never are): at 10k topics the decoded lists cost a daemon
+    about 45 MB. It holds no `cites` at all (None): its snapshot reads them from the index for
+    the few documents recall shows or weighs by them (Snapshot.cites), where holding them cost
+    0.7 MB a vault of 1,000 topics, for every vault a daemon serves."""
 
     doc_id: str
     kind: str  # topic | fact | loop | event | note (a person's prose in a topic) | skill
@@ -50,7 +52,7 @@ class Doc:
     topic_text: str
     date: str  # ISO-8601 UTC or ""
     line: int = 0
-    cites: list[dict] | str = field(default_factory=list)
+    cites: list[dict] | str | None = field(default_factory=list)  # None: only in the index
     done: bool = False
     mentions: list[list[str]] | str = field(default_factory=list)
     superseded: str = ""  # the day a later fact replaced this one (items.Item.superseded)
@@ -58,6 +60,8 @@ class Doc:
 
     @property
     def citations(self) -> list[dict]:
+        if self.cites is None:
+            raise LookupError(f"{self.doc_id}: its citations are in the index (Snapshot.citations reads them)")
         return json.loads(self.cites) if isinstance(self.cites, str) else self.cites
 
     @property
@@ -90,6 +94,8 @@ class Doc:
 
 DOC_COLUMNS = "doc_id, kind, path, topic_path, text, topic_text, date, line, cites, done, mentions, superseded, " \
     "superseded_by"
+# What a snapshot loads of each document: the same, without its citations (see Doc).
+LOADED_COLUMNS = DOC_COLUMNS.replace(" cites,", " NULL,")
 
 
 _MONTHS = "January February March April May June July August September October November December".split()
@@ -123,28 +129,28 @@ def mentioned_windows(text: str) -> list[list[str]]:
 
 @dataclass(slots=True)
 class TopicRow:
-    """The topic fields ranking needs, so recall never re-reads topic files. Slotted: a daemon holds
-    one per topic of every vault it serves."""
+    """The topic fields ranking needs, so recall never re-reads topic files. Slotted, its lists held
+    as tuples (most are empty: one shared `()`): a daemon holds one per topic of every vault it serves."""
 
     path: str
     topic_id: str
     name: str
     slug: str
     one_liner: str
-    aliases: list[str]
+    aliases: tuple[str, ...]
     first_seen: str
     last_seen: str
     utility: float
     touch_count: int
     evergreen: bool
-    related: list[dict]  # the frontmatter's edges, then one per [[wikilink]] of the body ("link": its target)
-    skills: list[str]
+    related: tuple[dict, ...]  # the frontmatter's edges, then one per [[wikilink]] of the body ("link": its target)
+    skills: tuple[str, ...]
     constraints: int
     # The JSON text of [[start, end, EVENT | SAID | SAID_ONLY], ...] in epoch seconds, as the index
     # stores it: only time questions read them (snapshot.TimeTable decodes every topic's in one
     # go; `windows` one topic's), and at 50k topics decoding them on load took 0.5 s and 30 MB.
     item_windows: str
-    tags: list[str] = field(default_factory=list)
+    tags: tuple[str, ...] = ()
 
     def row(self) -> tuple:
         d = asdict(self)
@@ -172,15 +178,19 @@ TOPIC_FIELDS = ("path", "topic_id", "name", "slug", "one_liner", "aliases", "fir
 _JSON_FIELDS = tuple(TOPIC_FIELDS.index(k) for k in ("aliases", "related", "skills", "tags"))
 
 
-def topics_from_rows(rows: Iterable[tuple]) -> list[TopicRow]:
+def topics_from_rows(rows: Iterable[tuple], strings: dict[str, str] | None = None) -> list[TopicRow]:
     """Topic rows as read from the index (TOPIC_FIELDS order): their JSON columns are decoded in
     one json.loads, which at 50k topics is a second faster than 150k small ones; item windows
-    stay text (see TopicRow)."""
+    stay text (see TopicRow). A path or date also in `strings` (the documents' shared strings:
+    the topic document has the topic's path and last-seen date) is that copy, not one more."""
     rows = list(rows)
     a, b, c, d = _JSON_FIELDS
     decoded = json.loads("[" + ",".join(f"[{r[a]},{r[b]},{r[c]},{r[d]}]" for r in rows) + "]")
-    return [TopicRow(path, topic_id, name, slug, one_liner, aliases, first, last, utility, touches, bool(evergreen),
-                     related, skills, constraints, windows, tags)
+    one = (strings or {}).get
+    return [TopicRow(one(path, path), topic_id, name, slug, one_liner, tuple(aliases) if aliases else (),
+                     one(first, first), one(last, last), utility, touches, bool(evergreen),
+                     tuple(related) if related else (), tuple(skills) if skills else (), constraints, windows,
+                     tuple(tags) if tags else ())
             for (path, topic_id, name, slug, one_liner, _, first, last, utility, touches, evergreen, _, _, constraints,
                  windows, _), (aliases, related, skills, tags) in zip(rows, decoded, strict=True)]
 
@@ -240,11 +250,10 @@ def topic_docs(topic: Topic) -> FileDocs:
                             mentioned_windows(text)))
     out.topic = TopicRow(
         path=rel, topic_id=topic.id, name=topic.name, slug=topic.slug, one_liner=topic.one_liner,
-        aliases=topic.aliases, first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
+        aliases=tuple(topic.aliases), first_seen=iso(topic.first_seen) if topic.first_seen else "", last_seen=last,
         utility=topic.utility, touch_count=topic.touch_count, evergreen=topic.evergreen,
-        related=topic.related + _link_edges(topic),
-        skills=topic.skills, constraints=constraints, item_windows=json.dumps([list(w) for w in sorted(windows)]),
-        tags=topic.tags,
+        related=tuple(topic.related + _link_edges(topic)), skills=tuple(topic.skills), constraints=constraints,
+        item_windows=json.dumps([list(w) for w in sorted(windows)]), tags=tuple(topic.tags),
     )
     return out
 

@@ -17,6 +17,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from sheriff_vault import faults
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import (
     DOC_COLUMNS,
+    LOADED_COLUMNS,
     TOPIC_FIELDS,
     Doc,
     EventRow,
@@ -44,6 +46,7 @@ from sheriff_vault.index.docs import (
 from sheriff_vault.index.embed import Embedder, EmbeddingUnavailable
 from sheriff_vault.index.snapshot import (
     Snapshot,
+    StaleSnapshot,
     Tail,
     Update,
     by_id,
@@ -145,8 +148,8 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
-        # Below the ANN threshold a snapshot maps the cache's int8 copy rather than copy its vectors
-        # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where a mapped file cannot be
+        # Below the ANN threshold a snapshot reads the cache's int8 copy rather than copy its vectors
+        # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where an open file cannot be
         # removed (a model change resets the cache).
         self.map_vectors = os.name == "posix"
 
@@ -599,11 +602,12 @@ class Index:
             gen = int(con.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
             head = (con.execute("SELECT value FROM meta WHERE key='head'").fetchone() or [""])[0] or None
             self._strings = {}
-            query = (f"SELECT {DOC_COLUMNS}, coalesce(v.row, -1) FROM docs d LEFT JOIN vc.vec v ON v.hash = d.vec"
-                     if cache is not None else f"SELECT {DOC_COLUMNS}, -1 FROM docs")
+            query = (f"SELECT {LOADED_COLUMNS}, coalesce(v.row, -1) FROM docs d LEFT JOIN vc.vec v ON v.hash = d.vec"
+                     if cache is not None else f"SELECT {LOADED_COLUMNS}, -1 FROM docs")
             on_disk = cache.rows_on_disk() if cache is not None else 0
             docs, vec_ids, rows = docs_from_rows(con.execute(query), self._strings, on_disk)
-            topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"))}
+            topics = {t.path: t for t in topics_from_rows(con.execute(f"SELECT {', '.join(TOPIC_FIELDS)} FROM topics"),
+                                                          self._strings)}
             events = [EventRow(*r) for r in con.execute("SELECT * FROM events ORDER BY at")]
             speakers = dict(con.execute("SELECT speaker, count(*) FROM docs WHERE speaker != '' GROUP BY speaker"))
         finally:
@@ -627,8 +631,47 @@ class Index:
                 self._tail = Tail(buffer, len(vec_ids))
         self._tindex.reload()
         self._snapshot = Snapshot(gen, docs, topics, events, vec_ids, matrix, by_id(topics), head,
-                                  cache_rows=cache_rows, speaker_count=speakers, source=source, quick=quick)
+                                  cache_rows=cache_rows, speaker_count=speakers, source=source, quick=quick,
+                                  cited=self._cites_reader())
         return self._snapshot
+
+    def _cites_reader(self) -> Callable[[list[Doc], int], dict[str, str]]:
+        """`stored_cites` for a snapshot, holding the index weakly (a snapshot outlives nothing)."""
+        ref = weakref.ref(self)
+
+        def read(docs: list[Doc], generation: int) -> dict[str, str]:
+            index = ref()
+            if index is None or index._db is None:
+                raise StaleSnapshot("the index this snapshot was loaded from is closed")
+            return index.stored_cites(docs, generation)
+
+        return read
+
+    def stored_cites(self, docs: list[Doc], generation: int) -> dict[str, str]:
+        """The citation JSON the index holds for these documents of a `generation` snapshot, by doc
+        id. StaleSnapshot when the index is at another generation or holds another line under one
+        of their ids (another process wrote it, or rebuilt it, since the snapshot was loaded):
+        each statement reads one state of the database, and is checked against the snapshot."""
+        wanted = {d.doc_id: d for d in docs}
+        ids = list(wanted)
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 512):
+            chunk = ids[i : i + 512]
+            # As many marks as the next power of two, the last id repeated: a handful of statement
+            # texts in all, where one per count kept up to 128 compiled statements a vault (0.26 MB).
+            marks = 1 << (len(chunk) - 1).bit_length()
+            rows = self.db.execute("SELECT (SELECT value FROM meta WHERE key='generation'), doc_id, text, cites "
+                                   f"FROM docs WHERE doc_id IN ({','.join('?' * marks)})",
+                                   chunk + chunk[-1:] * (marks - len(chunk))).fetchall()
+            if len(rows) != len(chunk) or any(int(gen) != generation or text != wanted[doc_id].text
+                                              for gen, doc_id, text, _ in rows):
+                raise StaleSnapshot(f"the index is past generation {generation}")
+            out.update((doc_id, cites) for _, doc_id, _, cites in rows)
+        # Keep none of the pages read: a few dozen documents a question, they would add up to every
+        # page of the table (2 MB at 1,000 topics) for each vault a daemon serves. Read again, they
+        # come from the kernel's page cache (~0.02 ms a question).
+        self.db.execute("PRAGMA shrink_memory")
+        return out
 
     def _patched(self, base: Snapshot, generation: int, gone: list[str], new_docs: list[Doc],
                  topics: dict[str, TopicRow], touched: list[str], events_changed: bool,
@@ -640,7 +683,7 @@ class Index:
         found = cache.lookup([h for _, h in wanted]) if cache is not None and wanted else {}
         added = [(doc_id, found[h]) for doc_id, h in wanted if h in found]
         if cache is not None and added and self.map_vectors and not base.vec_ids and base.quick is None \
-                and base.source is None:  # the first vectors (say, once the model is up): mapped from now on
+                and base.source is None:  # the first vectors (say, once the model is up): read from the cache
             base = replace(base, matrix=np.zeros((0, cache.dim), dtype=np.float32), source=cache.reader(),
                            quick=cache.quantised(0))
         fresh = (cache.matrix(np.array([r for _, r in added], dtype=np.int64))
@@ -650,7 +693,7 @@ class Index:
                                    self._tail, self._strings, self.meta("head") or None)
         if snap.quick is not None and added and max(r for _, r in added) >= len(snap.quick):
             assert cache is not None
-            # Rows appended since: a new mapping and reader (the file may be another since a model
+            # Rows appended since: the two files opened again (they may be others since a model
             # change); the base keeps its own.
             snap.quick, snap.source = cache.quantised(), cache.reader()
         return snap

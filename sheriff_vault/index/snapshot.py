@@ -14,8 +14,14 @@ from typing import Any
 import numpy as np
 
 from sheriff_vault.index.docs import EVENT, SAID, SAID_ONLY, Doc, EventRow, TopicRow, speaker_of
-from sheriff_vault.index.vectors import cosines
+from sheriff_vault.index.vectors import QuickRows, cosines
 from sheriff_vault.text import norm
+
+
+class StaleSnapshot(Exception):
+    """The index no longer holds what a snapshot was loaded from (another process wrote it since):
+    what the snapshot reads from the index on demand (Snapshot.cites) is gone, so the question is
+    asked again of a fresh one."""
 
 
 @dataclass
@@ -26,13 +32,15 @@ class Snapshot:
     known; the ANN graph is keyed by cache rows) and, when the snapshot holds its vectors, in row i
     of `matrix`. An index loads it with no copy of them (`matrix` has no rows): `vectors_at` reads
     the few rows a question needs from the cache file through `source` (at 50k topics a copy is
-    460 MB and a third of the load). Below the ANN threshold it also maps the cache's int8 copy
-    read-only (`quick`, whose row r is cache row r; VectorCache.quantised): a question is scored
-    against that (2 MB a vault of 1,000 topics, where the float32 rows are 9) and only the rows
-    that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
+    460 MB and a third of the load). Below the ANN threshold it also holds the cache's int8 copy
+    open (`quick`, whose row r is cache row r; VectorCache.quantised): a question maps it, is
+    scored against it (2 MB a vault of 1,000 topics, where the float32 rows are 9) and only the
+    rows that could be among its best are read and scored exactly (`nearest`). A snapshot patched after a small
     update (Index._patched) may keep rows of documents that are gone: their `vec_ids` entry is
     None, their row is listed in `dead`, and `row_of` and `dense` skip them. Live rows keep the
-    order a full load from the database gives, so both rank ties the same way.
+    order a full load from the database gives, so both rank ties the same way. Documents loaded
+    from the index hold no citations (Doc.cites is None): `cites` reads the few recall needs from
+    the index through `cited`.
     """
 
     generation: int
@@ -53,7 +61,10 @@ class Snapshot:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cache_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     source: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
-    quick: np.ndarray | None = field(default=None, repr=False, compare=False)
+    quick: np.ndarray | QuickRows | None = field(default=None, repr=False, compare=False)
+    # The stored citation JSON of documents of this generation, by doc id (Index.stored_cites);
+    # raises StaleSnapshot when the index holds another generation.
+    cited: Callable[[list[Doc], int], dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.cache_rows) != len(self.vec_ids):
@@ -119,16 +130,17 @@ class Snapshot:
         (VectorCache.quantise), so the k rows with the best lower bounds score at least the k-th
         of those bounds exactly, and no row whose upper bound falls short of it can be among the
         best, ties at the cut included."""
-        quick = self.quick
-        if quick is None:
+        if self.quick is None:
             return None
         rows = np.arange(len(self.vec_ids))
         if len(self.dead):
             rows = np.delete(rows, self.dead)
         keys = self.cache_rows[rows]
         k = min(k, len(rows))
-        if k <= 0 or keys.min() < 0 or keys.max() >= len(quick):
+        if k <= 0 or keys.min() < 0 or keys.max() >= len(self.quick):
             return None
+        # Mapped for this question only (see QuickRows); unmapped when the views below go.
+        quick = self.quick if isinstance(self.quick, np.ndarray) else self.quick.mapped()
         q32 = np.ascontiguousarray(qvec, dtype=np.float32)
         whole = len(quick) <= 2 * len(keys)  # the rows used are most of the copy: score it all, no gather
         count = len(quick) if whole else len(keys)
@@ -150,6 +162,27 @@ class Snapshot:
         """Every row's vector (a copy when the snapshot holds none): for work that reads them all."""
         return self.matrix if self.held else self.vectors_at(np.arange(len(self.vec_ids)))
 
+    def cites(self, docs: Iterable[Doc]) -> dict[str, str]:
+        """These documents' citations as the JSON text the index stores, by doc id: read from the
+        index in one query for those that hold none. Raises StaleSnapshot when the index has
+        moved on since this snapshot was loaded (the caller asks again of a fresh snapshot)."""
+        out: dict[str, str] = {}
+        stored: list[Doc] = []
+        for doc in docs:
+            if doc.cites is None:
+                stored.append(doc)
+            else:
+                out[doc.doc_id] = doc.cites if isinstance(doc.cites, str) else json.dumps(doc.cites)
+        if stored:
+            if self.cited is None:
+                raise LookupError(f"{stored[0].doc_id}: its citations are in an index this snapshot cannot read")
+            out.update(self.cited(stored, self.generation))
+        return out
+
+    def citations(self, doc: Doc) -> list[dict]:
+        """One document's citations, decoded (see `cites`)."""
+        return doc.citations if doc.cites is not None else json.loads(self.cites([doc])[doc.doc_id])
+
     def topic_by_ref(self, ref: str) -> TopicRow | None:
         path = self.by_id.get(ref)
         return self.topics.get(path) if path else None
@@ -166,7 +199,7 @@ class Snapshot:
                 stems.setdefault(row.slug.lower(), where)
         path = stems.get(stem.lower())
         if path is None:
-            named = self.names.get(norm(target)) or self.names.get(norm(stem)) or set()
+            named = self.names.get(norm(target)) or self.names.get(norm(stem)) or ()
             path = next(iter(named)) if len(named) == 1 else None
         return self.topics.get(path) if path else None
 
@@ -202,14 +235,15 @@ class Snapshot:
         return {path: [norm(n) for n in (t.name, *t.aliases)] for path, t in self.topics.items()}
 
     @cached_property
-    def names(self) -> dict[str, set[str]]:
-        """Normalised topic name or alias (3+ characters) -> the paths of the topics it names."""
+    def names(self) -> dict[str, tuple[str, ...]]:
+        """Normalised topic name or alias (3+ characters) -> the paths of the topics it names, sorted
+        (a tuple, not a set: most name one topic, and a set of one costs 216 bytes)."""
         out: dict[str, set[str]] = {}
         for path, names in self.names_of_topic.items():
             for n in names:
                 if len(n) >= 3:
                     out.setdefault(n, set()).add(path)
-        return out
+        return {n: tuple(sorted(paths)) for n, paths in out.items()}
 
     @cached_property
     def longest_name(self) -> int:
@@ -325,8 +359,8 @@ def _patch_by_id(base: Snapshot, topics: dict[str, TopicRow], update: Update) ->
 
 def docs_from_rows(rows: Iterable[tuple], strings: dict[str, str],
                    cached: int) -> tuple[dict[str, Doc], list[str | None], list[int]]:
-    """Documents from index rows (docs.DOC_COLUMNS, then the embedding-cache row of the vector or
-    -1), sharing strings as share_strings does; and the ids and cache rows of those whose vector
+    """Documents from index rows (docs.LOADED_COLUMNS: no citations; then the embedding-cache row
+    of the vector or -1), sharing strings as share_strings does; and the ids and cache rows of those whose vector
     is among the `cached` rows the cache file holds. Built in one loop, as a snapshot load at 50k
     topics makes 300k of them."""
     one = strings.setdefault
@@ -351,8 +385,8 @@ def share_strings(doc: Doc, strings: dict[str, str]) -> Doc:
     one = strings.setdefault
     doc.kind, doc.path, doc.date = one(doc.kind, doc.kind), one(doc.path, doc.path), one(doc.date, doc.date)
     doc.topic_path, doc.topic_text = one(doc.topic_path, doc.topic_path), one(doc.topic_text, doc.topic_text)
-    # Kept as JSON text, as a load from the database gives (see Doc); mentions are mostly "[]".
-    if not isinstance(doc.cites, str):
+    # Kept as JSON text, as the database stores them (see Doc); mentions are mostly "[]".
+    if doc.cites is not None and not isinstance(doc.cites, str):
         doc.cites = json.dumps(doc.cites)
     mentions = doc.mentions if isinstance(doc.mentions, str) else json.dumps(doc.mentions)
     doc.mentions = one(mentions, mentions)
@@ -401,7 +435,7 @@ def patched(base: Snapshot, update: Update, tail: Tail | None, strings: dict[str
     vec_ids, matrix, dead, row_of, tail, cache_rows = _patch_rows(base, update, dead_rows, tail)
     snap = Snapshot(update.generation, docs, topics, events, vec_ids, matrix, _patch_by_id(base, topics, update), head,
                     row_of=row_of, dead=dead, speaker_count=speaker_count, cache_rows=cache_rows, source=base.source,
-                    quick=base.quick)
+                    quick=base.quick, cited=base.cited)
     _carry_lookups(base, snap, update)
     return snap, tail
 
@@ -438,14 +472,14 @@ def _carry_lookups(base: Snapshot, snap: Snapshot, update: Update) -> None:
             for path in update.touched:
                 for n in base.names_of_topic.get(path, ()):
                     if len(n) >= 3 and n in names:
-                        if rest := names[n] - {path}:
+                        if rest := tuple(p for p in names[n] if p != path):
                             names[n] = rest
                         else:
                             del names[n]
             for path in update.topics:
                 for n in names_of[path]:
-                    if len(n) >= 3:
-                        names[n] = names.get(n, set()) | {path}
+                    if len(n) >= 3 and path not in names.get(n, ()):
+                        names[n] = tuple(sorted((*names.get(n, ()), path)))
             snap.__dict__["names"] = names
             if "longest_name" in built:  # unless a name that long is gone: then snap counts again
                 words = [n.count(" ") + 1 for p in update.touched for n in base.names_of_topic.get(p, ())
@@ -474,6 +508,8 @@ def _patch_docs(base: Snapshot, update: Update,
             dead_rows.append(row)
     for doc in update.new_docs:
         docs[doc.doc_id] = share_strings(doc, strings)
+        if base.cited is not None:  # the update wrote them to the index, where the base reads its own
+            doc.cites = None
         if who := speaker_of(doc.text):
             speaker_count[who.lower()] = speaker_count.get(who.lower(), 0) + 1
     return docs, speaker_count, dead_rows

@@ -10,10 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import itertools
+import json
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from sheriff_vault import timewin
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import Doc, TopicRow, speaker_of
 from sheriff_vault.index.engine import Index, Snapshot
-from sheriff_vault.index.snapshot import COARSER
+from sheriff_vault.index.snapshot import COARSER, StaleSnapshot
 from sheriff_vault.retrieval import recent
 from sheriff_vault.retrieval.current import replaced_day, restated
 from sheriff_vault.retrieval.recent import RecentHit
@@ -52,6 +53,7 @@ HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevan
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
 ANSWER_KIND = 1.15  # a "when" question's dated fact, a "how much" question's amount of money
 FOCUSED_TURNS = 20  # unslept turns weighed for the answer asked: the best of them by relevance
+STALE_TRIES = 3  # a question asked again of a fresh snapshot when another process wrote the index under it
 # all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
 # when no fact at all reaches NOTHING_MATCHES, memory holds nothing on it and recall says so.
 MIN_MATCH, NOTHING_MATCHES = 0.15, 0.2
@@ -127,35 +129,42 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         caught = index.refresh() if refresh else None
         warnings += caught.warnings if caught else []
         warnings += index.file_errors()
-        snap = index.snapshot()
-        asked = " ".join(p for p in (query, since, until) if p)
-        sleeps = sleep_times(vault, now) if timewin.mentions_sleep(asked) else []
-        window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
-        search_text = _search_text(query, window, snap)
-        qvec = _query_vector(index, search_text, tail) if dense else None
-        ranker = _Ranker(snap, cfg, now, window, qvec, query, search_text)
-        ranker.explain = explain
-        ranker.tag = tag
-        ranker.add_hits(*_search(index, search_text, qvec, window))
-        if index.embedding_warning and index.embedding_warning not in warnings:
-            warnings.append(index.embedding_warning)
-        ranker.add_aliases(query)
-        if window:
-            ranker.add_window_topics()
-        scored = ranker.score_topics()
-        if tag:
-            scored = [t for t in scored if ranker.tagged(t.path)]
-            if not any(has_tag(row.tags, tag) for row in snap.topics.values()):
-                warnings.append(f"no topic has the tag {tag!r}; `vault topic tag TOPIC {tag}` adds it")
-        triggers = _triggers(query, tail, window, scored, snap, cfg)
-        mode = "deep" if deep or triggers else "light"
-        limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
-        if mode == "deep" and window and not soft_window(window):
-            scored = _inside_window(scored, window, warnings, ranker.topical)
-        chosen, order, cuts = _select(ranker, scored, mode, limit)
-        said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered and not tag else []
-        _attach_events(snap, chosen, window)
-        skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
+        for tries in range(STALE_TRIES, 0, -1):
+            try:
+                snap = index.snapshot()
+                asked = " ".join(p for p in (query, since, until) if p)
+                sleeps = sleep_times(vault, now) if timewin.mentions_sleep(asked) else []
+                window = resolve_window(query, now, tz, latest_slept_at(vault, now), since, until, sleeps)
+                search_text = _search_text(query, window, snap)
+                qvec = _query_vector(index, search_text, tail) if dense else None
+                ranker = _Ranker(snap, cfg, now, window, qvec, query, search_text)
+                ranker.explain = explain
+                ranker.tag = tag
+                ranker.add_hits(*_search(index, search_text, qvec, window))
+                if index.embedding_warning and index.embedding_warning not in warnings:
+                    warnings.append(index.embedding_warning)
+                ranker.add_aliases(query)
+                if window:
+                    ranker.add_window_topics()
+                scored = ranker.score_topics()
+                if tag:
+                    scored = [t for t in scored if ranker.tagged(t.path)]
+                    if not any(has_tag(row.tags, tag) for row in snap.topics.values()):
+                        warnings.append(f"no topic has the tag {tag!r}; `vault topic tag TOPIC {tag}` adds it")
+                triggers = _triggers(query, tail, window, scored, snap, cfg)
+                mode = "deep" if deep or triggers else "light"
+                limit = k or (cfg.deep_k if mode == "deep" else cfg.light_k)
+                if mode == "deep" and window and not soft_window(window):
+                    scored = _inside_window(scored, window, warnings, ranker.topical)
+                chosen, order, cuts = _select(ranker, scored, mode, limit)
+                said = _recent(vault, index, ranker, chosen, search_text, warnings) if buffered and not tag else []
+                _attach_events(snap, chosen, window)
+                skills = _skills(snap, ranker, 4 if mode == "deep" else 2)
+                break
+            except StaleSnapshot:  # another process wrote the index mid-question: ask a fresh snapshot
+                if tries == 1:
+                    raise VaultError("the search index kept changing while recall read it",
+                                     hint="ask again") from None
         _log(vault, query, mode, triggers, window, scored, chosen, skills, started)
         span = commit_range(vault, window, now) if window is not None and sleeps else None
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
@@ -301,6 +310,23 @@ class _Ranker:
         self.window_topics: set[str] = set()
         self.on_subject: set[str] = set()  # topics whose own relevance makes them about the question
         self.tag: str | None = None  # recall --tag: only topics with this tag
+        self._cited: dict[str, str] = {}  # the citation JSON of documents read so far (`cites`)
+        self._decoded: dict[str, list[dict]] = {}
+
+    def cites(self, docs: Iterable[Doc]) -> dict[str, str]:
+        """The stored citation JSON of these documents (and of those read before), by doc id: the
+        snapshot reads what it does not hold from the index, once a question (Snapshot.cites)."""
+        missing = [d for d in docs if d.doc_id not in self._cited]
+        if missing:
+            self._cited.update(self.snap.cites(missing))
+        return self._cited
+
+    def citations(self, doc: Doc) -> list[dict]:
+        """One document's citations, decoded once a question."""
+        found = self._decoded.get(doc.doc_id)
+        if found is None:
+            found = self._decoded[doc.doc_id] = json.loads(self.cites([doc])[doc.doc_id])
+        return found
 
     def tagged(self, path: str) -> bool:
         return not self.tag or (path in self.snap.topics and has_tag(self.snap.topics[path].tags, self.tag))
@@ -521,6 +547,7 @@ class _Ranker:
         cap = self.cfg.facts_per_topic or len(cands)
         per_topic: dict[str, int] = {}
         picked: list[str] = []
+        shown: list[tuple[float, Doc, TopicHit, dict]] = []
         for i in self._each_person_first(self._mmr(cands), cands):
             cand = cands[i]
             hit = cand[2]
@@ -531,8 +558,11 @@ class _Ranker:
                 record(cuts, cand, f"facts_per_topic ({cap})")
                 continue
             per_topic[hit.path] = per_topic.get(hit.path, 0) + 1
-            hit.facts.append(self._fact(cand))
+            shown.append(cand)
             picked.append(cand[1].doc_id)
+        self.cites(c[1] for c in shown)  # the citations of every fact shown, in one read
+        for cand in shown:
+            cand[2].facts.append(self._fact(cand))
         return picked, cuts
 
     def _carry_current(self, cands: list[tuple[float, Doc, TopicHit, dict]],
@@ -542,6 +572,10 @@ class _Ranker:
         line that corrected it ("that comes to 3,650 with the discount") shares no word with it."""
         carried: dict[str, tuple[float, str]] = {}
         struck: dict[str, list[Doc]] = {}  # topic -> its struck lines, read once per topic
+        # Every citation read below is of a topic with struck lines: all of theirs, in one read.
+        marked = [p for p in sorted({doc.topic_path for _, doc, _, _ in cands}) if self._struck_lines(p, struck)]
+        if marked:
+            self.cites(d for path in marked for d in self.snap.docs_of_topic.get(path, ()) if d.kind in ITEM_KINDS)
         for prio, doc, _, _ in cands:
             if doc.superseded and doc.superseded_by:
                 olds, weight = [doc], prio / SUPERSEDED
@@ -568,14 +602,20 @@ class _Ranker:
         """The struck lines of a fact's topic cut from a turn the fact cites: "the dinner is in June"
         and "thinking Saturday 20 June" said together, the second corrected later in words that
         share none with a question about the dinner. `struck` caches each topic's struck lines."""
-        lines = struck.get(doc.topic_path)
-        if lines is None:
-            lines = struck[doc.topic_path] = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ())
-                                              if d.superseded and d.superseded_by and d.kind in ITEM_KINDS]
+        lines = self._struck_lines(doc.topic_path, struck)
         if not lines:
             return []
-        turns = {t for c in doc.citations for t in c.get("turns", ())}
-        return [d for d in lines if d is not doc and any(t in turns for c in d.citations for t in c.get("turns", ()))]
+        turns = {t for c in self.citations(doc) for t in c.get("turns", ())}
+        return [d for d in lines if d is not doc
+                and any(t in turns for c in self.citations(d) for t in c.get("turns", ()))]
+
+    def _struck_lines(self, path: str, struck: dict[str, list[Doc]]) -> list[Doc]:
+        """A topic's lines struck by a later turn, cached in `struck`."""
+        lines = struck.get(path)
+        if lines is None:
+            lines = struck[path] = [d for d in self.snap.docs_of_topic.get(path, ())
+                                    if d.superseded and d.superseded_by and d.kind in ITEM_KINDS]
+        return lines
 
     def _replacement(self, doc: Doc) -> Doc | None:
         """The current fact that corrected a struck one: of its topic's lines citing the turn its
@@ -583,10 +623,11 @@ class _Ranker:
         may make several lines, and a line may cite it as the question it answers; the correction
         restates what it corrects), then the newest."""
         by = doc.superseded_by
-        found = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ()) if d.kind in ITEM_KINDS
-                 and not d.superseded and d.date >= doc.date
-                 and (not isinstance(d.cites, str) or f'"{by}"' in d.cites)  # the stored JSON, before decoding it
-                 and any(by in c.get("turns", ()) for c in d.citations)]
+        near = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ()) if d.kind in ITEM_KINDS
+                and not d.superseded and d.date >= doc.date]
+        cites = self.cites(near)
+        found = [d for d in near if f'"{by}"' in cites[d.doc_id]  # the stored JSON, before decoding it
+                 and any(by in c.get("turns", ()) for c in self.citations(d))]
         return max(found, key=lambda d: (restated(doc.text, d.text), d.date, d.line), default=None)
 
     def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
@@ -620,8 +661,9 @@ class _Ranker:
         superseded = "" if self._current_at_window_end(doc) else self._superseded(doc)
         old = self.snap.docs.get(sig.get("replaces", ""))
         new = new_numbers(doc.text, old.text) if old is not None else frozenset()
-        return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, doc.citations, prio, sig, doc.line, doc.topic_path,
-                       doc.done, excerpt(doc.text, self.query, new=new), superseded)
+        cited = json.loads(self.cites([doc])[doc.doc_id])  # its own list: the hit is handed out
+        return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, cited, prio, sig, doc.line,
+                       doc.topic_path, doc.done, excerpt(doc.text, self.query, new=new), superseded)
 
     def _current_at_window_end(self, doc: Doc) -> bool:
         """As of a date before it was replaced, a superseded value was the current one."""
@@ -722,7 +764,8 @@ def _skills(snap: Snapshot, ranker: _Ranker, k: int) -> list[dict]:
         if doc is not None and doc.kind == "skill":
             rel, _, _ = ranker.doc_rel(doc_id)
             if rel >= 0.45:
-                sid = doc.citations[0]["skill_id"] if doc.citations else doc.path
+                cited = ranker.citations(doc)
+                sid = cited[0]["skill_id"] if cited else doc.path
                 found.append({"skill_id": sid, "description": doc.text, "path": doc.path, "score": round(rel, 4)})
     found.sort(key=lambda s: -s["score"])
     return found[:k]
