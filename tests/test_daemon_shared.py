@@ -82,6 +82,38 @@ def test_a_deleted_vault_is_dropped_and_the_daemon_exits_when_it_serves_nothing(
     assert not (runtime.runtime_dir() / "daemon.json").exists()
 
 
+def test_the_users_daemon_leaves_when_its_installed_code_changes_and_the_next_recall_runs_the_new(
+        tmp_path, autostart):
+    """A person upgrades Sheriff Vault while their daemon runs (hooks keep it busy, so it never
+    idles out): it must not answer with the old code for ever. Here the package is a copy, run as
+    an installed one would be; changing one of its modules is the upgrade."""
+    import shutil
+
+    import sheriff_vault
+
+    code = tmp_path / "site"
+    shutil.copytree(Path(sheriff_vault.__file__).parent, code / "sheriff_vault",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(code)}
+    vault = make_vault(tmp_path / "v")
+    autostart(vault.root)
+
+    def recall_via() -> dict:
+        out = run_vault("recall", "the party", "--vault", vault.root, "--now", NOW, "--json", env=env)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    assert recall_via()["via"] == "daemon"
+    pid = rpc.read_state(vault)["pid"]
+    assert rpc.pid_alive(pid)  # the daemon of the copy is up
+    module = code / "sheriff_vault" / "text.py"
+    module.write_text(module.read_text() + "\n# upgraded\n")
+    wait_for(lambda: not rpc.pid_alive(pid), timeout=30, what="the daemon of the old code gone")
+    assert "the installed code changed" in (runtime.runtime_dir() / "daemon.log").read_text()
+    assert recall_via()["via"] == "daemon"
+    assert rpc.read_state(vault)["pid"] != pid  # a new daemon, started from what is installed now
+
+
 def test_the_least_recently_used_vault_is_closed_past_max_open_vaults(tmp_path, autostart):
     vaults = [make_vault(tmp_path / name, max_open_vaults=2) for name in ("one", "two", "three")]
     for vault in vaults:

@@ -26,6 +26,24 @@ MAX_SOCKET_PATH = 107
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 
+def code_stamp(root: Path | None = None) -> tuple[str, int, int]:
+    """Which code a process runs: the package's folder, its modules' newest change and their number.
+    An upgrade, or an edit of an editable install, changes it; a daemon whose code changed under it
+    leaves, so the next request starts one that runs what is installed now."""
+    root = Path(__file__).resolve().parents[1] if root is None else root
+    newest, count = 0, 0
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for name in files:
+            if name.endswith(".py"):
+                try:
+                    newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime_ns)
+                except OSError:  # removed while an upgrade runs: that is a change too
+                    newest = -1
+                count += 1
+    return str(root), newest, count
+
+
 def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
     """The user's runtime folder for the daemon (not made here; see `private_dir`)."""
     env = os.environ if env is None else env

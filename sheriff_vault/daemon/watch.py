@@ -53,6 +53,7 @@ PASSIVE_OPS = ("ping", "about")
 # The user's daemon exits when it serves no vault: at once after its last vault closed, or this
 # long after starting when no vault was ever opened (a starter that died before asking).
 EMPTY_START_GRACE = 30.0
+CODE_CHECK_SECONDS = 5.0  # how often the user's daemon looks whether its installed code changed
 HOST_STATE = "daemon.json"  # in the runtime folder: pid, socket, protocol and the vaults served
 HOST_LOCK = "daemon.lock"
 
@@ -530,6 +531,7 @@ class Host:
         self.observer: Any = None
         self._opening: Daemon | None = None  # a vault being opened: its model is in use already
         self.log = _host_logger(socket_path.parent) if self.shared else None
+        self.code = runtime.code_stamp()  # what it runs: it leaves when the installed code changes
         if pinned is not None:
             pinned.host = self
             pinned.socket_path = socket_path
@@ -637,8 +639,17 @@ class Host:
             return all(d is daemon for d in self.vaults.values())
 
     def _reap(self) -> None:
-        """Drop vaults whose folder went; exit when nothing was ever opened in EMPTY_START_GRACE."""
+        """Drop vaults whose folder went; exit when nothing was ever opened in EMPTY_START_GRACE, or
+        (the user's daemon) when the installed code changed under it."""
+        checked = time.monotonic()
         while not self.stopping.wait(ROOT_CHECK_SECONDS):
+            if self.shared and time.monotonic() - checked > CODE_CHECK_SECONDS:
+                checked = time.monotonic()
+                if runtime.code_stamp(Path(self.code[0])) != self.code:
+                    self._note("the installed code changed since it started; exiting, so the next request "
+                               "starts a daemon that runs it")
+                    self.stop()
+                    return
             with self.lock:
                 served = list(self.vaults.values())
                 empty = not self.vaults
