@@ -26,7 +26,8 @@ META = {
             "shop": ("Volunteering at the St Columba's Hospice shop (new manager, stock backlog, summer fair stall)",
                      ["hospice shop", "hospice", "charity shop", "shop", "volunteering", "volunteer", "rota",
                       "stock", "donations", "summer fair", "fair", "bric-a-brac", "new manager"]),
-            "cruise": ("40th wedding anniversary cruise to the Norwegian fjords (Aurora Star, balcony cabin, insurance)",
+            "cruise": ("40th wedding anniversary cruise to the Norwegian fjords "
+                       "(Aurora Star, balcony cabin, insurance)",
                        ["cruise", "cruise booking", "anniversary", "40th anniversary", "ruby anniversary",
                         "wedding anniversary", "anniversary cruise", "norway", "norwegian fjords", "fjords",
                         "aurora star", "holiday"]),
