@@ -69,6 +69,12 @@ class DaemonIndex:
     def embed_query(self, text: str) -> np.ndarray | None:
         return self.index.embed_query(text)
 
+    def prefetch(self, texts: Iterable[str]) -> None:
+        """The lines the sleep will write, embedded into the cache on the sleep's workers while it
+        goes on: the daemon's refresh after the sleep then finds them (Index.prefetch)."""
+        with self.work:
+            self.index.prefetch(texts, self.embedder.encode if self.embedder is not None else None)
+
 
 class BulkEmbedder(Embedder):
     """The daemon's model for a sleep's hundreds of texts: batches on `workers` threads at once

@@ -145,6 +145,7 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
+        self._prefetch: threading.Thread | None = None  # embedding texts into the cache (`prefetch`)
         # Below the ANN threshold a snapshot maps the cache's int8 copy rather than copy its vectors
         # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where a mapped file cannot be
         # removed (a model change resets the cache).
@@ -217,6 +218,7 @@ class Index:
         return (self.folder / "state.db").exists(), (self.folder / "tantivy" / "meta.json").exists()
 
     def close(self) -> None:
+        self.settle_prefetch()
         if self._db is not None:
             self._db.close()
         if self._vectors is not None:
@@ -264,6 +266,36 @@ class Index:
                 return None
             self._vectors = VectorCache(self.embeddings_dir, self.embedder.model_id, dim)
         return self._vectors
+
+    def prefetch(self, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray] | None = None) -> None:
+        """Embed `texts` into the embedding cache in a background thread, with `encode` (the
+        embedder's own by default; never a stand-in like hash vectors, which the cache would keep as
+        the model's): the lines a sleep is about to write, so the refresh that indexes them (the
+        daemon's, after the sleep has answered) finds their vectors instead of waiting for the
+        model. Prefetches run one after another; a refresh waits for those under way."""
+        wanted = list(dict.fromkeys(texts))
+        cache = self.vectors() if wanted and self.embedder is not None and not self._deferring() else None
+        if cache is None or self.embedder is None:
+            return
+        items = [(self.embedder.key(t), t) for t in wanted]
+        run, before = encode or self.embedder.encode, self._prefetch
+
+        def work() -> None:
+            if before is not None:
+                before.join()
+            try:
+                cache.ensure(items, run)
+            except Exception as exc:  # only a head start: the refresh embeds whatever is missing
+                self.log(f"note: embedding ahead of the refresh failed: {exc}")
+
+        self._prefetch = threading.Thread(target=work, name="embed-prefetch", daemon=True)
+        self._prefetch.start()
+
+    def settle_prefetch(self) -> None:
+        """Wait for the texts `prefetch` is embedding to be in the cache."""
+        thread, self._prefetch = self._prefetch, None
+        if thread is not None:
+            thread.join()
 
     # -- updating -------------------------------------------------------------------------------
     def scan(self) -> dict[str, os.stat_result]:
@@ -529,6 +561,7 @@ class Index:
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
                progress: Progress | None) -> dict[str, str]:
         """Content hashes of each doc's vector, embedding only texts the cache has not seen."""
+        self.settle_prefetch()  # its texts are cached once it is done: not embedded twice
         db = self.db
         if self._deferring():
             db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
