@@ -70,10 +70,11 @@ class DaemonIndex:
         return self.index.embed_query(text)
 
     def prefetch(self, texts: Iterable[str]) -> None:
-        """The lines the sleep will write, embedded into the cache on the sleep's workers while it
-        goes on: the daemon's refresh after the sleep then finds them (Index.prefetch)."""
+        """The lines the sleep will write, embedded into the cache while it goes on, on one thread
+        (the sleep itself needs the other core, and waits for none of them): the daemon's refresh
+        after the sleep then finds them (Index.prefetch)."""
         with self.work:
-            self.index.prefetch(texts, self.embedder.encode if self.embedder is not None else None)
+            self.index.prefetch(texts)
 
 
 class BulkEmbedder(Embedder):
