@@ -151,3 +151,62 @@ def test_two_pass_dense_search_equals_the_exact_product_on_a_real_vault(tmp_path
         assert pruned == 25
     finally:
         index.close()
+
+
+
+def _roof(vault: Vault, lines: list[str]) -> None:
+    """topics/roof-repair.md as a sleep would write it, saying `lines`."""
+    import datetime as dt
+
+    from sheriff_vault.store.items import Item
+    from sheriff_vault.store.topics import new_topic
+
+    topic = new_topic(vault.root / "topics" / "roof-repair.md", "Roof repair", one_liner="The shed roof leaks",
+                      now=dt.datetime(2026, 3, 2, tzinfo=dt.UTC), rel="topics/roof-repair.md")
+    for line in lines:
+        topic.add_item(Item(kind="fact", text=line, date="2026-03-02"))
+    (vault.root / "topics" / "roof-repair.md").write_text(topic.render())
+
+
+def test_a_prefetch_puts_a_files_texts_in_the_cache_before_the_refresh_that_indexes_it(tmp_path):
+    """Index.prefetch embeds texts in the background (one prefetch after another); the refresh
+    that then indexes a file saying them embeds nothing of its own. A prefetch that fails leaves
+    the refresh to embed what is missing, as if it had not run."""
+    import threading
+
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.store.vault import init_vault
+
+    vault = use_hash_embedder(init_vault(tmp_path / "vault").vault)
+    said = ["The roofer quoted 2,400 EUR for the shed roof."]
+    _roof(vault, said)
+    index = Index(vault)
+    try:
+        assert index.refresh().embedded == 2  # the topic's own text and its line
+        lines = ["Moved the repair to Friday (6 March 2026), the roofer is ill.", "The tiles come from the yard."]
+        started = threading.Event()
+
+        def slow(texts: list[str]) -> np.ndarray:
+            started.set()
+            return index.embedder.encode(texts)
+
+        index.prefetch(lines[:1], slow)
+        index.prefetch(lines[1:])  # after the first, never alongside it
+        index.settle_prefetch()
+        assert started.is_set()
+        assert len(index.vectors().lookup([index.embedder.key(t) for t in lines])) == 2
+        _roof(vault, said + lines)
+        stats = index.refresh(["topics/roof-repair.md"])
+        assert stats.changed == ["topics/roof-repair.md"] and stats.embedded == 0 and not stats.warnings
+
+        notes: list[str] = []
+        index.log = notes.append
+        failing = "Said only in a prefetch that fails."
+        index.prefetch([failing], lambda texts: np.asarray(1 / 0))
+        _roof(vault, said + lines + [failing])
+        stats = index.refresh(["topics/roof-repair.md"])
+        assert stats.embedded == 1 and any("embedding ahead" in n for n in notes)
+        assert index.vectors().lookup([index.embedder.key(failing)])
+    finally:
+        index.close()
