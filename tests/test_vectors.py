@@ -210,3 +210,52 @@ def test_a_prefetch_puts_a_files_texts_in_the_cache_before_the_refresh_that_inde
         assert index.vectors().lookup([index.embedder.key(failing)])
     finally:
         index.close()
+
+
+def test_a_refresh_or_close_under_the_index_lock_does_not_wait_for_a_prefetch(tmp_path):
+    """A prefetch writes under the index's lock, so a refresh inside that lock (`reconcile`) or a
+    close inside it (`rebuild`) goes on without it; the prefetch writes what is still missing
+    once the lock is free, and nothing into a closed index."""
+    import threading
+
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.store.vault import init_vault
+
+    vault = use_hash_embedder(init_vault(tmp_path / "vault").vault)
+    _roof(vault, ["The roofer quoted 2,400 EUR for the shed roof."])
+    index = Index(vault)
+    try:
+        index.refresh()
+        go = threading.Event()
+
+        def held_back(texts: list[str]) -> np.ndarray:
+            go.wait(30)
+            return index.embedder.encode(texts)
+
+        ahead = ["The gutter goes in on Monday.", "The tiles come from the yard."]
+        index.prefetch(ahead, held_back)
+        _roof(vault, ["The roofer quoted 2,400 EUR for the shed roof.", ahead[0]])
+        done = threading.Event()
+
+        def inside() -> None:
+            with index.lock():
+                index.refresh(["topics/roof-repair.md"])
+            done.set()
+
+        threading.Thread(target=inside, daemon=True).start()
+        assert done.wait(30)  # it did not wait for the prefetch held back
+        go.set()
+        index.settle_prefetch()
+        assert len(index.vectors().lookup([index.embedder.key(t) for t in ahead])) == 2
+
+        go.clear()
+        index.prefetch(["Said while the index closes."], held_back)
+        with index.lock():
+            index.close()
+        go.set()
+        index.settle_prefetch()
+        assert not index.vectors().lookup([index.embedder.key("Said while the index closes.")])
+    finally:
+        go.set()
+        index.close()

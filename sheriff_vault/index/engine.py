@@ -54,7 +54,7 @@ from sheriff_vault.index.snapshot import (
 )
 from sheriff_vault.index.vectors import VectorCache
 from sheriff_vault.store import gitlog
-from sheriff_vault.store.locks import FileLock
+from sheriff_vault.store.locks import FileLock, held_here
 from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import CHAT, STOPWORDS
 
@@ -272,7 +272,8 @@ class Index:
         embedder's own by default; never a stand-in like hash vectors, which the cache would keep as
         the model's): the lines a sleep is about to write, so the refresh that indexes them (the
         daemon's, after the sleep has answered) finds their vectors instead of waiting for the
-        model. Prefetches run one after another; a refresh waits for those under way."""
+        model. The vectors are written under the index's lock, as a refresh writes them; prefetches
+        run one after another, and a refresh first waits for those under way."""
         wanted = list(dict.fromkeys(texts))
         cache = self.vectors() if wanted and self.embedder is not None and not self._deferring() else None
         if cache is None or self.embedder is None:
@@ -284,7 +285,15 @@ class Index:
             if before is not None:
                 before.join()
             try:
-                cache.ensure(items, run)
+                have = cache.lookup([h for h, _ in items])
+                todo = [(h, t) for h, t in items if h not in have]
+                if not todo:
+                    return
+                got = dict(zip([t for _, t in todo], np.asarray(run([t for _, t in todo]), dtype=np.float32),
+                               strict=True))
+                with self.lock():
+                    if self._vectors is cache:  # not closed meanwhile
+                        cache.ensure(todo, lambda batch: np.stack([got[t] for t in batch]))
             except Exception as exc:  # only a head start: the refresh embeds whatever is missing
                 self.log(f"note: embedding ahead of the refresh failed: {exc}")
 
@@ -292,10 +301,13 @@ class Index:
         self._prefetch.start()
 
     def settle_prefetch(self) -> None:
-        """Wait for the texts `prefetch` is embedding to be in the cache."""
+        """Wait for the texts `prefetch` is embedding to be in the cache; not while this thread holds
+        the index's lock, which a prefetch takes to write them (it writes what is still missing once
+        the holder is done, and nothing if the index was closed meanwhile)."""
+        if self._prefetch is None or held_here(self.lock().path):
+            return
         thread, self._prefetch = self._prefetch, None
-        if thread is not None:
-            thread.join()
+        thread.join()
 
     # -- updating -------------------------------------------------------------------------------
     def scan(self) -> dict[str, os.stat_result]:
@@ -378,6 +390,7 @@ class Index:
         `scanned`: for all files, a `scan` the caller made (see stale_paths)."""
         start = time.monotonic()
         stats = UpdateStats()
+        self.settle_prefetch()  # the texts embedded ahead are in the cache then, not embedded twice
         with self.lock(lock_timeout):
             pending = json.loads(self.meta("pending") or "[]")
             if paths is not None:
@@ -419,6 +432,7 @@ class Index:
         return stats
 
     def rebuild(self, *, progress: Progress | None = None) -> UpdateStats:
+        self.settle_prefetch()
         with self.lock():
             self.close()
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -561,7 +575,6 @@ class Index:
     def _embed(self, new_docs: list[Doc], topics: dict[str, TopicRow], stats: UpdateStats,
                progress: Progress | None) -> dict[str, str]:
         """Content hashes of each doc's vector, embedding only texts the cache has not seen."""
-        self.settle_prefetch()  # its texts are cached once it is done: not embedded twice
         db = self.db
         if self._deferring():
             db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_missing', '1')")
