@@ -46,8 +46,8 @@ from sheriff_vault.compaction.values import read_ahead
 from sheriff_vault.compaction.write import commit_message, files_of, write_files
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
-from sheriff_vault.index.docs import searchable, topic_docs
-from sheriff_vault.index.engine import Index, Snapshot, embed_text
+from sheriff_vault.index.docs import embedded_texts, searchable
+from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer
 from sheriff_vault.store.fsutil import atomic_write
@@ -201,11 +201,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
 
 def _searched_texts(changes: dict[str, Change]) -> list[str]:
     """The texts the index embeds for the topics as planned: each line's, and each topic's own."""
-    out: list[str] = []
-    for change in changes.values():
-        docs = topic_docs(change.topic)
-        out += [embed_text(doc, docs.topic) for doc in docs.docs]
-    return out
+    return [text for change in changes.values() for text in embedded_texts(change.topic)]
 
 
 def _topic_names(snap: Snapshot, changes: dict[str, Change]) -> Callable[[str], tuple[str, str] | None]:
