@@ -78,6 +78,8 @@ class IndexView(Protocol):
 
     def prefetch(self, texts: Iterable[str]) -> None: ...
 
+    def settle_prefetch(self) -> None: ...
+
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
           extractor: str | None = None, dry_run: bool = False, index: IndexView | None = None,
@@ -183,6 +185,9 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     if dry_run:
         return result
     faults.point("sleep:planned")
+    # what another process indexing the commit finds cached (the post-commit hook's refresh, with no
+    # daemon up): the lines embedded ahead, not embedded again there (a daemon's refresh waits for them)
+    index.settle_prefetch()
     with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
         def redo(topic: Topic, change: Change) -> None:
             _update(topic, change.candidates, change, conv_rel, now, vault.config.sleep, vault.config.timezone)

@@ -76,6 +76,10 @@ class DaemonIndex:
         with self.work:
             self.index.prefetch(texts)
 
+    def settle_prefetch(self) -> None:
+        """Nothing to wait for before the sleep commits: the daemon indexes the commit itself (its
+        post-commit hook asks it to), and its refresh waits for the lines embedded ahead."""
+
 
 class BulkEmbedder(Embedder):
     """The daemon's model for a sleep's hundreds of texts: batches on `workers` threads at once
