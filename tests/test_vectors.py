@@ -265,24 +265,23 @@ def test_the_texts_a_sleep_embeds_ahead_are_those_the_index_embeds_for_a_topic(t
     """docs.embedded_texts, which a sleep embeds ahead, reads a topic as the index does: each of
     topic_docs' documents as embed_text gives it, in order (the topic's one-liner, its lines, its
     notes), on every topic of a synthetic vault (related links, aliases, notes, struck lines)."""
-    from sheriff_vault.index.docs import embedded_texts, topic_docs
-    from sheriff_vault.index.engine import embed_text
-    from sheriff_vault.store.topics import Topic
-
     import datetime as dt
 
+    from sheriff_vault.index.docs import embedded_texts, topic_docs
+    from sheriff_vault.index.engine import embed_text
     from sheriff_vault.store.items import Item
-    from sheriff_vault.store.topics import new_topic
+    from sheriff_vault.store.topics import Topic, new_topic
 
     syn = generate(tmp_path / "v", 40, seed=5, git=False)
     topics = [Topic.load(p, f"topics/{p.name}") for p in sorted((syn.root / "topics").glob("*.md"))]
-    made = new_topic(tmp_path / "roof.md", "Roof repair", aliases=["the roof"], now=dt.datetime(2026, 3, 2, tzinfo=dt.UTC),
-                     rel="topics/roof.md")
+    made = new_topic(tmp_path / "roof.md", "Roof repair", aliases=["the roof"],
+                     now=dt.datetime(2026, 3, 2, tzinfo=dt.UTC), rel="topics/roof.md")
     made.add_item(Item(kind="fact", text="User: The quote is 2,400 EUR.", date="2026-03-02", superseded="2026-03-03",
                        superseded_by="t5"))
     made.add_item(Item(kind="event", text="User: Roofer came on Friday (6 March 2026).", date="2026-03-06"))
     made.add_item(Item(kind="loop", text="Still need to order the tiles.", date="2026-03-02"))
-    text = made.render() + "\nThe shed is behind the garage; the key is with Ana.\n\n## Related\n\n- [[garden|Garden]]\n"
+    text = made.render() + "\nThe shed is behind the garage; the key is with Ana.\n\n## Related\n\n" \
+        "- [[garden|Garden]]\n"
     (tmp_path / "roof.md").write_text(text)
     topics.append(Topic.load(tmp_path / "roof.md", "topics/roof.md"))
     assert {d.kind for d in topic_docs(topics[-1]).docs} == {"topic", "fact", "event", "loop", "note"}

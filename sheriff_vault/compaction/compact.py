@@ -45,8 +45,8 @@ from sheriff_vault.compaction.units import make_units
 from sheriff_vault.compaction.values import read_ahead
 from sheriff_vault.compaction.write import commit_message, files_of, write_files
 from sheriff_vault.errors import VaultError
-from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.docs import embedded_texts, searchable
+from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -137,9 +137,10 @@ def _names(doc: Doc) -> list[str]:
     """The names a subject's turn says (people, places, organisations, products): how a person will
     ask for it again. A capitalised word right after a number is its unit ("420 EUR"), not a name.
     Read once per parse (a subject's texts are read again against every other subject)."""
-    found = doc.user_data.get(_NAMES)
+    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
+    found = kept.get(_NAMES)
     if found is None:
-        found = doc.user_data[_NAMES] = tuple(_read_names(doc))
+        found = kept[_NAMES] = tuple(_read_names(doc))
     for text, kind in found:
         _KIND.setdefault(text, kind)
     return list(dict.fromkeys(text for text, _ in found))
@@ -436,9 +437,10 @@ def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind], ...
     parse and set of ignored words (a subject's texts are read again against every other subject,
     and a topic's old lines each time a later sleep weighs renaming it)."""
     key = ("sheriff_vault", "grams", frozenset(ignore))
-    found = doc.user_data.get(key)
+    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
+    found = kept.get(key)
     if found is None:
-        found = doc.user_data[key] = tuple((spelled, _key(spelled), _kind(gram))
+        found = kept[key] = tuple((spelled, _key(spelled), _kind(gram))
                                            for gram in _grams(doc, ignore) for spelled in [_spell(gram)])
     return found
 
