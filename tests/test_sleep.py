@@ -265,3 +265,37 @@ def test_a_one_liner_sums_up_its_own_subject_with_current_values(slept):
     party = next(t for t in topics_of(root) if "birthday" in t.name.lower())
     assert "Riverside Park" in party.one_liner and "Two things" not in party.one_liner
     assert "400 USD" not in party.one_liner
+
+
+def test_the_lines_a_sleep_writes_are_embedded_before_the_refresh_that_indexes_them(tmp_path: Path):
+    """A sleep embeds the lines it writes while it writes them (Index.prefetch): the refresh that
+    indexes its files afterwards (a daemon's, once the sleep has answered) finds every vector in
+    the cache, and each is the model's own vector of what search embeds for that line."""
+    import numpy as np
+
+    from sheriff_vault.compaction.compact import sleep
+    from sheriff_vault.index.engine import Index, embed_text
+    from sheriff_vault.store.buffer import read_file
+    from sheriff_vault.store.vault import init_vault
+
+    vault = init_vault(tmp_path / "vault").vault
+    index = Index(vault)
+    written: list[str] = []
+    try:
+        result = sleep(vault, read_file(EXAMPLE), now=dt.datetime(2026, 2, 20, 3, 31, tzinfo=dt.UTC),
+                       index=index, reindex=written.extend)
+        assert result.commit and written
+        index.settle_prefetch()
+        stats = index.refresh(written)
+        assert stats.changed and stats.embedded == 0
+        docs = [d for d in index.snapshot().docs.values() if d.path in written]
+        topics = index.snapshot().topics
+        texts = [embed_text(d, topics.get(d.topic_path)) for d in docs]
+        assert len(docs) > 10
+        cache = index.vectors()
+        rows = cache.lookup([index.embedder.key(t) for t in texts])
+        assert len(rows) == len(set(texts))
+        cached = cache.matrix(np.array([rows[index.embedder.key(t)] for t in texts]))
+        assert np.array_equal(cached, index.embedder.encode(texts))
+    finally:
+        index.close()

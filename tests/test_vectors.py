@@ -178,3 +178,140 @@ def test_two_pass_dense_search_equals_the_exact_product_on_a_real_vault(tmp_path
         assert pruned == 25
     finally:
         index.close()
+
+
+
+def _roof(vault: Vault, lines: list[str]) -> None:
+    """topics/roof-repair.md as a sleep would write it, saying `lines`."""
+    import datetime as dt
+
+    from sheriff_vault.store.items import Item
+    from sheriff_vault.store.topics import new_topic
+
+    topic = new_topic(vault.root / "topics" / "roof-repair.md", "Roof repair", one_liner="The shed roof leaks",
+                      now=dt.datetime(2026, 3, 2, tzinfo=dt.UTC), rel="topics/roof-repair.md")
+    for line in lines:
+        topic.add_item(Item(kind="fact", text=line, date="2026-03-02"))
+    (vault.root / "topics" / "roof-repair.md").write_text(topic.render())
+
+
+def test_a_prefetch_puts_a_files_texts_in_the_cache_before_the_refresh_that_indexes_it(tmp_path):
+    """Index.prefetch embeds texts in the background (one prefetch after another); the refresh
+    that then indexes a file saying them embeds nothing of its own. A prefetch that fails leaves
+    the refresh to embed what is missing, as if it had not run."""
+    import threading
+
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.store.vault import init_vault
+
+    vault = use_hash_embedder(init_vault(tmp_path / "vault").vault)
+    said = ["The roofer quoted 2,400 EUR for the shed roof."]
+    _roof(vault, said)
+    index = Index(vault)
+    try:
+        assert index.refresh().embedded == 2  # the topic's own text and its line
+        lines = ["Moved the repair to Friday (6 March 2026), the roofer is ill.", "The tiles come from the yard."]
+        started = threading.Event()
+
+        def slow(texts: list[str]) -> np.ndarray:
+            started.set()
+            return index.embedder.encode(texts)
+
+        index.prefetch(lines[:1], slow)
+        index.prefetch(lines[1:])  # after the first, never alongside it
+        index.settle_prefetch()
+        assert started.is_set()
+        assert len(index.vectors().lookup([index.embedder.key(t) for t in lines])) == 2
+        _roof(vault, said + lines)
+        stats = index.refresh(["topics/roof-repair.md"])
+        assert stats.changed == ["topics/roof-repair.md"] and stats.embedded == 0 and not stats.warnings
+
+        notes: list[str] = []
+        index.log = notes.append
+        failing = "Said only in a prefetch that fails."
+        index.prefetch([failing], lambda texts: np.asarray(1 / 0))
+        _roof(vault, said + lines + [failing])
+        stats = index.refresh(["topics/roof-repair.md"])
+        assert stats.embedded == 1 and any("embedding ahead" in n for n in notes)
+        assert index.vectors().lookup([index.embedder.key(failing)])
+    finally:
+        index.close()
+
+
+def test_a_refresh_or_close_under_the_index_lock_does_not_wait_for_a_prefetch(tmp_path):
+    """A prefetch writes under the index's lock, so a refresh inside that lock (`reconcile`) or a
+    close inside it (`rebuild`) goes on without it; the prefetch writes what is still missing
+    once the lock is free, and nothing into a closed index."""
+    import threading
+
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.store.vault import init_vault
+
+    vault = use_hash_embedder(init_vault(tmp_path / "vault").vault)
+    _roof(vault, ["The roofer quoted 2,400 EUR for the shed roof."])
+    index = Index(vault)
+    try:
+        index.refresh()
+        go = threading.Event()
+
+        def held_back(texts: list[str]) -> np.ndarray:
+            go.wait(30)
+            return index.embedder.encode(texts)
+
+        ahead = ["The gutter goes in on Monday.", "The tiles come from the yard."]
+        index.prefetch(ahead, held_back)
+        _roof(vault, ["The roofer quoted 2,400 EUR for the shed roof.", ahead[0]])
+        done = threading.Event()
+
+        def inside() -> None:
+            with index.lock():
+                index.refresh(["topics/roof-repair.md"])
+            done.set()
+
+        threading.Thread(target=inside, daemon=True).start()
+        assert done.wait(30)  # it did not wait for the prefetch held back
+        go.set()
+        index.settle_prefetch()
+        assert len(index.vectors().lookup([index.embedder.key(t) for t in ahead])) == 2
+
+        go.clear()
+        index.prefetch(["Said while the index closes."], held_back)
+        with index.lock():
+            index.close()
+        go.set()
+        index.settle_prefetch()
+        assert not index.vectors().lookup([index.embedder.key("Said while the index closes.")])
+    finally:
+        go.set()
+        index.close()
+
+
+def test_the_texts_a_sleep_embeds_ahead_are_those_the_index_embeds_for_a_topic(tmp_path):
+    """docs.embedded_texts, which a sleep embeds ahead, reads a topic as the index does: each of
+    topic_docs' documents as embed_text gives it, in order (the topic's one-liner, its lines, its
+    notes), on every topic of a synthetic vault (related links, aliases, notes, struck lines)."""
+    import datetime as dt
+
+    from sheriff_vault.index.docs import embedded_texts, topic_docs
+    from sheriff_vault.index.engine import embed_text
+    from sheriff_vault.store.items import Item
+    from sheriff_vault.store.topics import Topic, new_topic
+
+    syn = generate(tmp_path / "v", 40, seed=5, git=False)
+    topics = [Topic.load(p, f"topics/{p.name}") for p in sorted((syn.root / "topics").glob("*.md"))]
+    made = new_topic(tmp_path / "roof.md", "Roof repair", aliases=["the roof"],
+                     now=dt.datetime(2026, 3, 2, tzinfo=dt.UTC), rel="topics/roof.md")
+    made.add_item(Item(kind="fact", text="User: The quote is 2,400 EUR.", date="2026-03-02", superseded="2026-03-03",
+                       superseded_by="t5"))
+    made.add_item(Item(kind="event", text="User: Roofer came on Friday (6 March 2026).", date="2026-03-06"))
+    made.add_item(Item(kind="loop", text="Still need to order the tiles.", date="2026-03-02"))
+    text = made.render() + "\nThe shed is behind the garage; the key is with Ana.\n\n## Related\n\n" \
+        "- [[garden|Garden]]\n"
+    (tmp_path / "roof.md").write_text(text)
+    topics.append(Topic.load(tmp_path / "roof.md", "topics/roof.md"))
+    assert {d.kind for d in topic_docs(topics[-1]).docs} == {"topic", "fact", "event", "loop", "note"}
+    for topic in topics:
+        docs = topic_docs(topic)
+        assert embedded_texts(topic) == [embed_text(doc, docs.topic) for doc in docs.docs]

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +45,7 @@ from sheriff_vault.compaction.units import make_units
 from sheriff_vault.compaction.values import read_ahead
 from sheriff_vault.compaction.write import commit_message, files_of, write_files
 from sheriff_vault.errors import VaultError
+from sheriff_vault.index.docs import embedded_texts, searchable
 from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import gitlog, journal
@@ -74,6 +75,10 @@ class IndexView(Protocol):
     def snapshot(self) -> Snapshot: ...
 
     def embed_query(self, text: str) -> np.ndarray | None: ...
+
+    def prefetch(self, texts: Iterable[str]) -> None: ...
+
+    def settle_prefetch(self) -> None: ...
 
 
 def sleep(vault: Vault, turns: list[Turn] | None = None, *, now: dt.datetime | None = None,
@@ -158,7 +163,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         encode = ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
-    extraction = _extract(vault, extractor, guarded, now, encode, snap)
+    extraction = _extract(vault, extractor, guarded, now, encode, snap, None if dry_run else index.prefetch)
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
@@ -167,6 +172,8 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
              if c.renamed_from and c.renamed_from != c.topic.rel}
     for change in changes.values():
         change.topic.sync_related(names, moved)
+    if not dry_run:  # what the index will embed of the files, embedded while they are written
+        index.prefetch(_searched_texts(changes))
     extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
     result.placement = _placement(extraction, changes)
@@ -178,6 +185,9 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     if dry_run:
         return result
     faults.point("sleep:planned")
+    # what another process indexing the commit finds cached (the post-commit hook's refresh, with no
+    # daemon up): the lines embedded ahead, not embedded again there (a daemon's refresh waits for them)
+    index.settle_prefetch()
     with journal.transaction(vault, "sleep", files, change_id=result.sleep_id, compacted=[t.id for t in part]) as tx:
         def redo(topic: Topic, change: Change) -> None:
             _update(topic, change.candidates, change, conv_rel, now, vault.config.sleep, vault.config.timezone)
@@ -192,6 +202,11 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
         result.tag = _tag(vault, result)
     reindex([p for p in files if p.startswith(("topics/", "events/"))])
     return result
+
+
+def _searched_texts(changes: dict[str, Change]) -> list[str]:
+    """The texts the index embeds for the topics as planned: each line's, and each topic's own."""
+    return [text for change in changes.values() for text in embedded_texts(change.topic)]
 
 
 def _topic_names(snap: Snapshot, changes: dict[str, Change]) -> Callable[[str], tuple[str, str] | None]:
@@ -259,7 +274,7 @@ def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> Guarded:
 
 
 def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, encode: Encode,
-             snap: Snapshot) -> Extraction:
+             snap: Snapshot, prefetch: Callable[[list[str]], object] | None = None) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 
@@ -267,16 +282,19 @@ def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, e
                               known=_known_topics(snap, guarded.part, encode))
     if extractor == "offline":
         return extract(guarded.part, guarded.tail, encode, vault.config.timezone, _skill_ids(vault),
-                       prior_topics(snap))
+                       prior_topics(snap), prefetch)
     raise VaultError(f"unknown extractor {extractor!r}", hint="use offline or openai")
 
 
 def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC",
-            known_skills: Sequence[str] = (), prior: Sequence[PriorTopic] = ()) -> Extraction:
+            known_skills: Sequence[str] = (), prior: Sequence[PriorTopic] = (),
+            prefetch: Callable[[list[str]], object] | None = None) -> Extraction:
     """The offline read of the compacted slice `turns`, stage by stage: place its turns into subjects
     (against the vault's topics, `prior`, which a subject may continue), parse them into facts, fold
     the assistant's echoes into them, group the facts by subject, title each, and read whether work
-    was left unfinished. `tail` only informs mid-task state and skill refs."""
+    was left unfinished. `tail` only informs mid-task state and skill refs. `prefetch` is handed the
+    text search will embed for each fact's line, once the facts' own vectors are in: the index
+    embeds them while the facts are titled and written (IndexView.prefetch)."""
     trace: list[dict] = []
     found = find_subjects(turns, encode, prior, trace)
     continued = {s.existing for s in found if s.existing}
@@ -288,6 +306,8 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC"
         encode = ahead(encode, [u.text for u in units])
         read_ahead(units)
     cands = candidates(units, found, encode) if units else []
+    if prefetch is not None and units:
+        prefetch([searchable(u.fact or u.text) for u in units])
     name_candidates(cands, turns, prior, encode)
     total = sum(c.salience for c in cands) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),

@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -138,20 +138,32 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
 
 def _names(doc: Doc) -> list[str]:
     """The names a subject's turn says (people, places, organisations, products): how a person will
-    ask for it again. A capitalised word right after a number is its unit ("420 EUR"), not a name."""
+    ask for it again. A capitalised word right after a number is its unit ("420 EUR"), not a name.
+    Read once per parse (a subject's texts are read again against every other subject)."""
+    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
+    found = kept.get(_NAMES)
+    if found is None:
+        found = kept[_NAMES] = tuple(_read_names(doc))
+    for text, kind in found:
+        _KIND.setdefault(text, kind)
+    return list(dict.fromkeys(text for text, _ in found))
+
+
+_NAMES = ("sheriff_vault", "names")  # the key of a parse's names in its user_data
+
+
+def _read_names(doc: Doc) -> list[tuple[str, _Kind]]:
     out = []
     for ent in doc.ents:
         if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num) or len(ent.text) < 2:
             continue
-        _KIND.setdefault(ent.text, _kind(list(ent)))
-        out.append(ent.text)
+        out.append((ent.text, _kind(list(ent))))
     # a name the entity reader missed: a capitalised name inside a sentence ("the dog Biscuit")
     for tok in doc:
         if tok.pos_ == "PROPN" and not tok.ent_type_ and not tok.is_sent_start and tok.text[:1].isupper() \
                 and len(tok.text) > 2 and not (tok.i > 0 and doc[tok.i - 1].like_num) and tok.text.isalpha():
-            _KIND.setdefault(tok.text, _kind([tok]))
-            out.append(tok.text)
-    return list(dict.fromkeys(out))
+            out.append((tok.text, _kind([tok])))
+    return out
 
 
 OUTGROWN_SHARE = 0.5  # a topic's name stays while it titles the grown subject at least this well against the best
@@ -426,17 +438,28 @@ def _phrases(texts: Sequence[str], ignore: Set[str]) -> tuple[Counter[str], dict
         _KIND.clear()
     for i, doc in enumerate(nlp.parse(texts)):
         seen: set[str] = set()
-        for gram in _grams(doc, ignore):
-            spelled = _spell(gram)
-            key = _key(spelled)
+        for spelled, key, kind in _read_grams(doc, ignore):
             forms.setdefault(key, Counter())[spelled] += 1
-            _KIND.setdefault(spelled, _kind(gram))
+            _KIND.setdefault(spelled, kind)
             if key not in seen:
                 seen.add(key)
                 counts[key] += 1
                 if i == 0:
                     first.add(key)
     return counts, forms, first
+
+
+def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind], ...]:
+    """Each candidate phrase of a parsed text (`_grams`): its spelling, key and kind, read once per
+    parse and set of ignored words (a subject's texts are read again against every other subject,
+    and a topic's old lines each time a later sleep weighs renaming it)."""
+    key = ("sheriff_vault", "grams", frozenset(ignore))
+    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = tuple((spelled, _key(spelled), _kind(gram))
+                                           for gram in _grams(doc, ignore) for spelled in [_spell(gram)])
+    return found
 
 
 def _spell(gram: Sequence[Token]) -> str:

@@ -54,7 +54,21 @@ class Value:
 
 
 def values(doc: Doc | Span) -> list[Value]:
-    """The dates and numbers a parsed text states, each with its slot."""
+    """The dates and numbers a parsed text states, each with its slot. A whole parse's values are
+    read once and kept with it (the corrections stage reads each older line once per new fact)."""
+    kept = getattr(doc, "user_data", None)  # a Doc has it; a Span is read each time
+    if kept is None:
+        return _values(doc)
+    found = kept.get(_VALUES)
+    if found is None:
+        found = kept[_VALUES] = tuple(_values(doc))
+    return list(found)
+
+
+_VALUES = ("sheriff_vault", "values")  # the key of a parse's values in its user_data
+
+
+def _values(doc: Doc | Span) -> list[Value]:
     out: list[Value] = []
     toks = list(doc)
     i = 0

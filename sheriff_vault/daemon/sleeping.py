@@ -69,6 +69,17 @@ class DaemonIndex:
     def embed_query(self, text: str) -> np.ndarray | None:
         return self.index.embed_query(text)
 
+    def prefetch(self, texts: Iterable[str]) -> None:
+        """The lines the sleep will write, embedded into the cache while it goes on, on one thread
+        (the sleep itself needs the other core, and waits for none of them): the daemon's refresh
+        after the sleep then finds them (Index.prefetch)."""
+        with self.work:
+            self.index.prefetch(texts)
+
+    def settle_prefetch(self) -> None:
+        """Nothing to wait for before the sleep commits: the daemon indexes the commit itself (its
+        post-commit hook asks it to), and its refresh waits for the lines embedded ahead."""
+
 
 class BulkEmbedder(Embedder):
     """The daemon's model for a sleep's hundreds of texts: batches on `workers` threads at once

@@ -332,7 +332,7 @@ class Daemon:
             with self.sleeping:
                 if self.stopping.is_set():
                     return {"declined": "the daemon is stopping"}
-                started = time.monotonic()
+                started, held = time.monotonic(), set(nlp.loaded())
                 try:
                     reply = serve(args, vault=self.vault, index=self.index, work=self.work, catch_up=self.flush,
                                   queue=self.handle_changes, model_ready=self.model_ready, workers=BULK_WORKERS)
@@ -343,9 +343,11 @@ class Daemon:
                     self.last_request = time.monotonic()
                 give_back_memory()
                 done = reply.get("result") or {}
-                self.log.info("sleep: %s in %.2fs", f"declined, {reply['declined']}" if "declined" in reply else
+                loaded = sorted(set(nlp.loaded()) - held)  # once per daemon: the sleeps after it find it held
+                self.log.info("sleep: %s in %.2fs%s", f"declined, {reply['declined']}" if "declined" in reply else
                               f"{done.get('compacted_turns')} turns, commit {(done.get('commit') or '-')[:8]}",
-                              time.monotonic() - started)
+                              time.monotonic() - started,
+                              f" (loaded the English pipeline {', '.join(loaded)})" if loaded else "")
                 return reply
         if op == "reindex":
             paths = args.get("paths")

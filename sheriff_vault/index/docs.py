@@ -258,6 +258,14 @@ def topic_docs(topic: Topic) -> FileDocs:
     return out
 
 
+def embedded_texts(topic: Topic) -> list[str]:
+    """What the index embeds for `topic` (embed_text over topic_docs' documents, in their order),
+    read without making the documents: what a sleep embeds ahead of the refresh (Index.prefetch)."""
+    listed = related_lines(topic.body)
+    return [searchable(topic.one_liner or topic.name), *(searchable(item.text) for item in topic.items()),
+            *(searchable(text) for line, text in topic.body.prose() if line not in listed)]
+
+
 def _link_edges(topic: Topic) -> list[dict]:
     """The topic's hand-written `[[wikilinks]]` as RELATES_TO edges to their targets as written;
     the snapshot resolves them (Snapshot.resolve_link: file name, name or alias) when they are followed."""

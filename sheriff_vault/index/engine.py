@@ -57,7 +57,7 @@ from sheriff_vault.index.snapshot import (
 )
 from sheriff_vault.index.vectors import VectorCache
 from sheriff_vault.store import gitlog
-from sheriff_vault.store.locks import FileLock
+from sheriff_vault.store.locks import FileLock, held_here
 from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import CHAT, STOPWORDS
 
@@ -148,6 +148,7 @@ class Index:
         self._ann_lock = threading.Lock()
         self._loading = threading.Lock()
         self._ann_building = False
+        self._prefetch: threading.Thread | None = None  # embedding texts into the cache (`prefetch`)
         # Below the ANN threshold a snapshot reads the cache's int8 copy rather than copy its vectors
         # (VectorCache.quantised, Snapshot.nearest). Not on Windows, where an open file cannot be
         # removed (a model change resets the cache).
@@ -220,6 +221,7 @@ class Index:
         return (self.folder / "state.db").exists(), (self.folder / "tantivy" / "meta.json").exists()
 
     def close(self) -> None:
+        self.settle_prefetch()
         if self._db is not None:
             self._db.close()
         if self._vectors is not None:
@@ -267,6 +269,48 @@ class Index:
                 return None
             self._vectors = VectorCache(self.embeddings_dir, self.embedder.model_id, dim)
         return self._vectors
+
+    def prefetch(self, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray] | None = None) -> None:
+        """Embed `texts` into the embedding cache in a background thread, with `encode` (the
+        embedder's own by default; never a stand-in like hash vectors, which the cache would keep as
+        the model's): the lines a sleep is about to write, so the refresh that indexes them (the
+        daemon's, after the sleep has answered) finds their vectors instead of waiting for the
+        model. The vectors are written under the index's lock, as a refresh writes them; prefetches
+        run one after another, and a refresh first waits for those under way."""
+        wanted = list(dict.fromkeys(texts))
+        cache = self.vectors() if wanted and self.embedder is not None and not self._deferring() else None
+        if cache is None or self.embedder is None:
+            return
+        items = [(self.embedder.key(t), t) for t in wanted]
+        run, before = encode or self.embedder.encode, self._prefetch
+
+        def work() -> None:
+            if before is not None:
+                before.join()
+            try:
+                have = cache.lookup([h for h, _ in items])
+                todo = [(h, t) for h, t in items if h not in have]
+                if not todo:
+                    return
+                got = dict(zip([t for _, t in todo], np.asarray(run([t for _, t in todo]), dtype=np.float32),
+                               strict=True))
+                with self.lock():
+                    if self._vectors is cache:  # not closed meanwhile
+                        cache.ensure(todo, lambda batch: np.stack([got[t] for t in batch]))
+            except Exception as exc:  # only a head start: the refresh embeds whatever is missing
+                self.log(f"note: embedding ahead of the refresh failed: {exc}")
+
+        self._prefetch = threading.Thread(target=work, name="embed-prefetch", daemon=True)
+        self._prefetch.start()
+
+    def settle_prefetch(self) -> None:
+        """Wait for the texts `prefetch` is embedding to be in the cache; not while this thread holds
+        the index's lock, which a prefetch takes to write them (it writes what is still missing once
+        the holder is done, and nothing if the index was closed meanwhile)."""
+        if self._prefetch is None or held_here(self.lock().path):
+            return
+        thread, self._prefetch = self._prefetch, None
+        thread.join()
 
     # -- updating -------------------------------------------------------------------------------
     def scan(self) -> dict[str, os.stat_result]:
@@ -349,6 +393,7 @@ class Index:
         `scanned`: for all files, a `scan` the caller made (see stale_paths)."""
         start = time.monotonic()
         stats = UpdateStats()
+        self.settle_prefetch()  # the texts embedded ahead are in the cache then, not embedded twice
         with self.lock(lock_timeout):
             pending = json.loads(self.meta("pending") or "[]")
             if paths is not None:
@@ -390,6 +435,7 @@ class Index:
         return stats
 
     def rebuild(self, *, progress: Progress | None = None) -> UpdateStats:
+        self.settle_prefetch()
         with self.lock():
             self.close()
             shutil.rmtree(self.folder, ignore_errors=True)

@@ -275,9 +275,10 @@ class Body:
             index = at + block.index(rendered + nl)
         else:
             index = sec.heading + 1
-            for i in range(sec.heading + 1, sec.end):
-                if _ITEM.match(self.lines[i].rstrip("\r\n")):  # an item line (parse_item would read it)
+            for i in range(sec.end - 1, sec.heading, -1):  # the last item line (parse_item would read it)
+                if _ITEM.match(self.lines[i].rstrip("\r\n")):
                     index = i + 1
+                    break
             if index == sec.heading + 1 and index < len(self.lines) and not self.lines[index].strip():
                 index += 1
             if index > 0 and not self.lines[index - 1].endswith("\n"):

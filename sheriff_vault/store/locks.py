@@ -103,6 +103,11 @@ class FileLock:
         self.release()
 
 
+def held_here(path: Path) -> bool:
+    """Whether this thread holds the lock on `path` (a FileLock it took and has not released)."""
+    return (os.path.abspath(path), threading.get_ident()) in _OWNERS
+
+
 def stale_holder(lock: FileLock) -> dict | None:
     """After acquiring: the record of a previous holder that died without releasing, if any."""
     prev = lock.previous
