@@ -403,3 +403,18 @@ def test_the_background_of_a_short_slice_leans_on_the_usual_one():
     assert abs(float(_backgrounds(rows)[0]) - BACKGROUND) < 0.05
     many = np.repeat(rows, 6, axis=0)
     assert float(_backgrounds(many)[0]) > BACKGROUND + 0.2
+
+
+def test_the_placement_trace_is_plain_json_when_an_assistant_speaks() -> None:
+    """The trace goes to the sleep journal, `--explain` and the MCP sleep tool, which serialise it:
+    a likeness judged against its background must come out as a number JSON knows."""
+    import json
+
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    talk = [Turn("assistant" if i % 2 else "user", text, T0 + dt.timedelta(minutes=i), f"t{i + 1}")
+            for i, text in enumerate([*GARDEN, *DATABASE])]
+    trace: list[dict] = []
+    find_subjects(talk, hash_vectors, trace=trace)
+    assert trace and all(type(v) is float for entry in trace for v in entry["likeness"].values())
+    json.dumps(trace)

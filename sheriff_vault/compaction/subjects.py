@@ -142,7 +142,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     bags = [_bag(text) for text in texts]
     # where people chat among themselves, likeness is taken as it is: BACKGROUND was measured on
     # talk with an assistant, and STAY_SOCIAL on raw likeness (LoCoMo lost 0.016 of its evidence)
-    shifts = np.zeros(len(vectors)) if social else np.maximum(_backgrounds(vectors) - BACKGROUND, 0.0)
+    shifts = [0.0] * len(vectors) if social else np.maximum(_backgrounds(vectors) - BACKGROUND, 0.0).tolist()
     df = Counter(w for bag in bags for w in set(bag))
     weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
     near = nearest(list(prior), vectors)
@@ -256,7 +256,7 @@ def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: in
 
     near = sorted(range(len(likeness)), key=lambda k: -likeness[k])[:3]
     return {"turn": head.id, "joined": label(chosen),
-            "continued": chosen == current, "likeness": {label(k): round(likeness[k], 3) for k in near},
+            "continued": chosen == current, "likeness": {label(k): round(float(likeness[k]), 3) for k in near},
             "cues": sorted(k for k, v in cues.items() if v)}
 
 
