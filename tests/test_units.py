@@ -45,15 +45,15 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
     ("The fitting is this Wednesday.", "2026-05-02T10:00:00Z", "The fitting is this Wednesday (6 May 2026)."),
     ("We saw the flat this Wednesday.", "2026-05-02T10:00:00Z", "We saw the flat this Wednesday (29 April 2026)."),
     # a day the sentence names right beside the phrase needs no brackets
-    ("The fitting is now this Wednesday, 6 May, at 11:15.", "2026-05-02T10:00:00Z",
-     "The fitting is now this Wednesday, 6 May, at 11:15."),
+    ("Her scan moved to this Thursday, 7 May, at 09:40.", "2026-05-02T10:00:00Z",
+     "Her scan moved to this Thursday, 7 May, at 09:40."),
     ("The fitting is this Wednesday (May 6).", "2026-05-02T10:00:00Z", "The fitting is this Wednesday (May 6 2026)."),
     # "in 3 weeks" after a past verb is how long it took; ahead, when it will be
     ("We sold 40 bags in 3 weeks.", "2026-05-20T10:00:00Z", "We sold 40 bags in 3 weeks."),
     ("The exam is in 3 weeks.", "2026-05-20T10:00:00Z", "The exam is in 3 weeks (week of 8 June 2026)."),
     # a deadline that names its day in full needs no brackets
-    ("The contract runs until 14 May 2026, not 30 April.", "2026-03-10T10:00:00Z",
-     "The contract runs until 14 May 2026, not 30 April 2026."),
+    ("The lease ends on 2 August 2026, not 31 July.", "2026-03-10T10:00:00Z",
+     "The lease ends on 2 August 2026, not 31 July 2026."),
     # relative time keeps its day in brackets
     ("I went to the support group yesterday.", "2023-05-08T13:56:00Z",
      "I went to the support group yesterday (7 May 2023)."),

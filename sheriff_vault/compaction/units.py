@@ -597,13 +597,13 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
 
 
 def _said_beside(sent: str, phrase: str, start: dt.datetime | None, tz: str) -> bool:
-    """The sentence names the day itself right after the phrase ("this Wednesday, 6 May"): nothing to add."""
+    """The sentence names a date right after the phrase ("this Wednesday, 6 May"): the person said
+    which day, so nothing is added, even where the phrase alone would be read as another day."""
     if start is None:
         return False
-    day = start.astimezone(ZoneInfo(tz))
-    month = _MONTH_NAMES[day.month - 1]
+    months = "|".join(m[:3] for m in _MONTH_NAMES)
     after = sent[_end_of(sent, phrase):][:24].lower()
-    return bool(re.match(rf"\W*(?:the )?(?:{day.day}(?:[a-z]{{2}})?(?: of)? {month[:3]}|{month[:3]}\w* {day.day}\b)",
+    return bool(re.match(rf"\W*(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{months})|(?:{months})\w* \d{{1,2}}\b)",
                          after, re.I))
 
 
