@@ -193,9 +193,9 @@ def test_back_to_said_of_a_thing_a_state_or_a_later_day_is_no_work_under_way() -
 
 
 def test_something_that_has_not_happened_for_a_span_of_time_is_no_open_work() -> None:
-    """"which he hasn't done in months" says how long, not what is left to do; "I haven't sent the
+    """"something she hasn't done in years" says how long, not what is left to do; "I haven't sent the
     invoice" is work left open."""
-    habit = in_progress(talk(("user", "He rang me himself last night, which he hasn't done in months."),
+    habit = in_progress(talk(("user", "My aunt cooked for all of us on Sunday, something she hasn't done in years."),
                              ("assistant", "That's lovely to hear.")))
     assert habit.status == "idle"
     left = in_progress(talk(("user", "I haven't sent the invoice."), ("assistant", "Send it today.")))

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 MAX_WORDS = 3
 # a weekday as people type it: its name, or its first three letters or more ("fri", "tues", "thurs")
-WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1))
+# a day's name or a cut of it of three letters or more ("thurs"), and "weds", the one common cut that is none
+WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1)) | {"weds"}
 NOMINAL = frozenset({"NOUN", "PROPN"})
 # numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
 COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
@@ -246,7 +247,7 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
 
 def _object_span(doc: Doc, start: int, end: int) -> tuple[int, int]:
     """The whole noun phrase a cue's few captured words begin: the first one that starts among
-    them and is not a pronoun ("give him a proper family lunch" -> "a proper family lunch", past
+    them and is not a pronoun ("book her a quiet birthday brunch" -> "a quiet birthday brunch", past
     the words the cue could hold); the captured words when none starts there."""
     for chunk in doc.noun_chunks:
         if chunk.root.pos_ == "PRON" or chunk.end_char <= start or chunk.start_char >= end:
