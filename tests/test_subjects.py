@@ -384,11 +384,30 @@ def test_a_change_goes_to_the_one_subject_that_said_the_old_value():
 SHARED_X, SHARED_Y = [0.59, 0.807, 0.0], [0.59, 0.0, 0.807]  # alike at 0.35 through what all share
 
 
-def test_in_talk_where_everything_is_alike_a_new_subject_must_stand_out_from_that_background():
-    """Examples: a plumber's customer job and the apprentice they hire share the trade's words and
-    meaning; what the two subjects have in common with everything said is no likeness of one to
-    the other, so the second opens its own subject."""
-    assert _walk([SHARED_X, SHARED_X, SHARED_X, SHARED_Y, SHARED_Y]) == [["u0", "u1", "u2"], ["u3", "u4"]]
+def _unit(rows: list[list[float]]):
+    import numpy as np
+
+    vectors = np.asarray(rows, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_an_exchange_like_everything_in_ordinary_talk_is_judged_against_that_background():
+    """Examples: in talk of separate subjects, a generic exchange alike to all of them ("any other
+    costs to think of?") is lowered by how far it is more alike than usual; the specific ones are not."""
+    from sheriff_vault.compaction.subjects import _shifts
+
+    specific = [[1.0, 0, 0, 0], [0.95, 0.3, 0, 0], [0, 0, 1.0, 0], [0, 0, 0.95, 0.3], [0, 1.0, 0, 0], [0, 0, 0, 1.0]]
+    shifts = _shifts(_unit([*specific, [0.5, 0.5, 0.5, 0.5]]))
+    assert shifts[-1] > 0.1 and max(shifts[:-1]) < shifts[-1] / 2
+
+
+def test_in_talk_that_is_all_alike_only_what_stands_above_it_is_lowered():
+    """Counter-example: small talk, or a transcript with a speaker's name on every turn, is alike
+    everywhere; that shared likeness is the register, so an exchange no more alike than the rest of
+    its slice is not lowered (lowering all of it split chats into many topics and lost evidence)."""
+    from sheriff_vault.compaction.subjects import _shifts
+
+    assert max(_shifts(_unit([SHARED_X] * 6 + [SHARED_Y] * 6))) < 0.02
 
 
 def test_the_background_of_a_short_slice_leans_on_the_usual_one():
@@ -398,8 +417,7 @@ def test_the_background_of_a_short_slice_leans_on_the_usual_one():
 
     from sheriff_vault.compaction.subjects import BACKGROUND, _backgrounds
 
-    rows = np.asarray([SHARED_X, SHARED_Y], dtype=np.float32)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    rows = _unit([SHARED_X, SHARED_Y])
     assert abs(float(_backgrounds(rows)[0]) - BACKGROUND) < 0.05
     many = np.repeat(rows, 6, axis=0)
     assert float(_backgrounds(many)[0]) > BACKGROUND + 0.2

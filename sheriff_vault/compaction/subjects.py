@@ -141,8 +141,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     vectors = np.asarray(encode(texts), dtype=np.float32)
     bags = [_bag(text) for text in texts]
     # where people chat among themselves, likeness is taken as it is: BACKGROUND was measured on
-    # talk with an assistant, and STAY_SOCIAL on raw likeness (LoCoMo lost 0.016 of its evidence)
-    shifts = [0.0] * len(vectors) if social else np.maximum(_backgrounds(vectors) - BACKGROUND, 0.0).tolist()
+    # talk with an assistant, and STAY_SOCIAL on raw likeness
+    shifts = [0.0] * len(vectors) if social else _shifts(vectors)
     df = Counter(w for bag in bags for w in set(bag))
     weight = {w: math.log(1 + len(bags) / n) for w, n in df.items()}
     near = nearest(list(prior), vectors)
@@ -200,6 +200,19 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
     order = {id(turn): i for i, turn in enumerate(talk)}
     joined = [s for s in _join_alike([s for s in subjects if s.vectors], weight, order) if s.turns]
     return sorted(joined, key=lambda s: order.get(id(s.turns[0]), 0))
+
+
+def _shifts(vectors: np.ndarray) -> list[float]:
+    """How much each exchange's likeness is lowered: how far its background lies above the usual
+    one, BACKGROUND, or above its slice's median where the whole slice is more alike than that.
+    An exchange like everything in ordinary talk (a generic turn, one trade's words) is lowered;
+    in talk that is all alike (small talk, a speaker's name on every turn) the likeness everything
+    shares is the register, not a subject, and only what stands above it is lowered."""
+    backgrounds = _backgrounds(vectors)
+    if not len(backgrounds):
+        return []
+    usual = max(BACKGROUND, float(np.median(backgrounds)))
+    return [float(x) for x in np.maximum(backgrounds - usual, 0.0)]
 
 
 def _backgrounds(vectors: np.ndarray) -> np.ndarray:
