@@ -206,7 +206,7 @@ def test_an_answer_to_the_assistant_stays_on_its_subject():
                         switch)
 
 
-def _walk(user_vectors: list[list[float]]) -> list[list[str]]:
+def _walk(user_vectors: list[list[float]], trace: list[dict] | None = None) -> list[list[str]]:
     """find_subjects over exchanges whose meaning is given as vectors (each user turn answered by a
     bare "ok"); their words are all different, so likeness is meaning alone. Returns the user turn
     ids of each subject."""
@@ -227,7 +227,7 @@ def _walk(user_vectors: list[list[float]]) -> list[list[str]]:
         rows = np.asarray([table[t] for t in texts], dtype=np.float32)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    return [[t.id for t in s.turns if t.role == "user"] for s in find_subjects(talk, encode)]
+    return [[t.id for t in s.turns if t.role == "user"] for s in find_subjects(talk, encode, trace=trace)]
 
 
 A, NEAR_A = [1.0, 0.0, 0.0], [0.95, 0.3, 0.0]
@@ -399,6 +399,19 @@ def test_an_exchange_like_everything_in_ordinary_talk_is_judged_against_that_bac
     specific = [[1.0, 0, 0, 0], [0.95, 0.3, 0, 0], [0, 0, 1.0, 0], [0, 0, 0.95, 0.3], [0, 1.0, 0, 0], [0, 0, 0, 1.0]]
     shifts = _shifts(_unit([*specific, [0.5, 0.5, 0.5, 0.5]]))
     assert shifts[-1] > 0.1 and max(shifts[:-1]) < shifts[-1] / 2
+
+
+def test_explain_says_which_turn_was_judged_against_its_background():
+    """`vault sleep --explain` shows how much a turn's likeness was lowered, so a person can see why
+    a turn alike to everything did not simply join the subject before it."""
+    from sheriff_vault.compaction.result import SleepResult
+
+    specific = [[1.0, 0, 0, 0], [0.95, 0.3, 0, 0], [0, 0, 1.0, 0], [0, 0, 0.95, 0.3], [0, 1.0, 0, 0], [0, 0, 0, 1.0]]
+    trace: list[dict] = []
+    _walk([*specific, [0.5, 0.5, 0.5, 0.5]], trace)
+    assert trace[-1]["lowered"] > 0.1 and trace[0]["lowered"] == 0.0
+    shown = SleepResult(dt.datetime(2026, 3, 1, tzinfo=dt.UTC), "s1", placement=trace).explain().splitlines()
+    assert "lowered" in shown[-1] and "by its background" in shown[-1] and "lowered" not in shown[1]
 
 
 def test_in_talk_that_is_all_alike_only_what_stands_above_it_is_lowered():

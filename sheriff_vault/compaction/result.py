@@ -104,7 +104,9 @@ class SleepResult:
             else:
                 how = f"returns to the {joined}"
             likes = ", ".join(f"{k} {v:.2f}" for k, v in (p.get("likeness") or {}).items())
-            extra = "; ".join(x for x in (likes, ", ".join(p.get("cues") or [])) if x)
+            # likeness already lowered this much: the turn is more like all of its slice than usual
+            lowered = f"lowered {p['lowered']:.2f} by its background" if p.get("lowered", 0) >= 0.005 else ""
+            extra = "; ".join(x for x in (likes, lowered, ", ".join(p.get("cues") or [])) if x)
             where = f"{p['topic']}{' (new)' if p.get('created') else ''}" if p.get("topic") else "(no fact kept)"
             lines.append(f"  {p['turn']:>6} -> {where}: {how}{'; ' + extra if extra else ''}")
         return "\n".join(lines)

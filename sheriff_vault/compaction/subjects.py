@@ -191,7 +191,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
                               {"switch": switch, "heading": elsewhere, "opens": opens, "pause": pause,
-                               "answers": bool(answers), "detail": young, "old value": holder is not None}))
+                               "answers": bool(answers), "detail": young, "old value": holder is not None},
+                              shift))
         subject = subjects[chosen]
         subject.turns += group
         subject.vectors.append(vec)
@@ -260,9 +261,10 @@ def _opens(i: int, groups: list[list[Turn]], vectors: np.ndarray, bags: list[Cou
 
 
 def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: int | None, chosen: int,
-         cues: dict[str, bool]) -> dict:
+         cues: dict[str, bool], lowered: float = 0.0) -> dict:
     """One line of `vault sleep --explain`: where an exchange went, its likeness to the closest
-    subjects (a vault topic by name, one opened in this slice by its first turn), and the cues."""
+    subjects (a vault topic by name, one opened in this slice by its first turn), how much its
+    background lowered that likeness, and the cues."""
     def label(k: int) -> str:
         s = subjects[k]
         return f"topic {s.name}" if s.existing else f"new subject at {s.turns[0].id if s.turns else head.id}"
@@ -270,7 +272,7 @@ def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: in
     near = sorted(range(len(likeness)), key=lambda k: -likeness[k])[:3]
     return {"turn": head.id, "joined": label(chosen),
             "continued": chosen == current, "likeness": {label(k): round(float(likeness[k]), 3) for k in near},
-            "cues": sorted(k for k, v in cues.items() if v)}
+            "cues": sorted(k for k, v in cues.items() if v), "lowered": round(float(lowered), 3)}
 
 
 def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[int, int]) -> list[Subject]:
