@@ -64,8 +64,8 @@ RECENT = 4        # the current subject is judged by its last few exchanges: sub
 CROWDED = 48      # lines past which a vault topic must fit more clearly to grow (no catch-all topic)
 # How alike two exchanges of one conversation with an assistant are on average, by meaning (the
 # bundled model; the mean over the labelled conversations, 0.13-0.25 apiece). An exchange more like
-# everything in its conversation than that (one trade's talk, a generic turn) is judged against its
-# own background instead: its likeness is lowered by how far its background lies above this.
+# everything in its slice than that (a generic turn) is judged against its own background instead:
+# its likeness is lowered by how far its background lies above this (`_shifts`).
 BACKGROUND = 0.18
 BACKGROUND_PRIOR = 4  # exchanges' worth of weight BACKGROUND keeps in a short slice's estimate
 
@@ -206,7 +206,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
 def _shifts(vectors: np.ndarray) -> list[float]:
     """How much each exchange's likeness is lowered: how far its background lies above the usual
     one, BACKGROUND, or above its slice's median where the whole slice is more alike than that.
-    An exchange like everything in ordinary talk (a generic turn, one trade's words) is lowered;
+    An exchange like everything in ordinary talk (a generic turn, a trade's words among other things) is lowered;
     in talk that is all alike (small talk, a speaker's name on every turn) the likeness everything
     shares is the register, not a subject, and only what stands above it is lowered."""
     backgrounds = _backgrounds(vectors)
