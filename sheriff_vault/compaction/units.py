@@ -570,7 +570,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         else:
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
-                    or _said_beside(sent, phrase, w.start, tz):
+                    or _said_beside(sent, phrase, at, tz):
                 continue
             edits.append((_end_of(sent, phrase), f" ({label})"))
             if (w.granularity == "day" and w.start and w.end and w.end <= at + dt.timedelta(days=1)
@@ -596,15 +596,13 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     return out, hint, event_day
 
 
-def _said_beside(sent: str, phrase: str, start: dt.datetime | None, tz: str) -> bool:
-    """The sentence names a date right after the phrase ("this Wednesday, 6 May"): the person said
-    which day, so nothing is added, even where the phrase alone would be read as another day."""
-    if start is None:
-        return False
-    months = "|".join(m[:3] for m in _MONTH_NAMES)
-    after = sent[_end_of(sent, phrase):][:24].lower()
-    return bool(re.match(rf"\W*(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{months})|(?:{months})\w* \d{{1,2}}\b)",
-                         after, re.I))
+def _said_beside(sent: str, phrase: str, at: dt.datetime, tz: str) -> bool:
+    """The sentence names a calendar day right after the phrase ("this Wednesday, 6 May"): the
+    person said which day, so nothing is added, even where the phrase alone would be read as another."""
+    after = sent[_end_of(sent, phrase):][:24]
+    lead = len(after) - len(after.lstrip(" ,(-–"))
+    return any(w.span[0] == lead and w.granularity == "day" and _dated(w, at, tz)
+               for w in timewin.find_all(after, at, tz))
 
 
 def _an_example(tok: Token) -> bool:
