@@ -18,11 +18,11 @@ from __future__ import annotations
 import importlib.util
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sheriff_vault.errors import PipelineMissing
 
@@ -154,6 +154,18 @@ def _unparsed(nlp: Language, text: str) -> Doc:
 
 def parse_one(text: str, name: str | None = None, *, entities: bool = True) -> Doc:
     return parse([text], name, entities=entities)[0]
+
+
+_T = TypeVar("_T")
+
+
+def kept(doc: Doc, key: Hashable, read: Callable[[], _T]) -> _T:
+    """What `read` finds in a parse, read once and kept with it: parses are cached and read again by
+    later stages, some once per other subject or per fact they are weighed against."""
+    store: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
+    if key not in store:
+        store[key] = read()
+    return store[key]
 
 
 def negated(tok: Token) -> bool:

@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 MAX_WORDS = 3
-# a weekday as people type it: its name, or its first three letters or more ("fri", "tues", "thurs")
 # a day's name or a cut of it of three letters or more ("thurs"), and "weds", the one common cut that is none
 WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1)) | {"weds"}
 NOMINAL = frozenset({"NOUN", "PROPN"})
@@ -141,10 +140,7 @@ def _names(doc: Doc) -> list[str]:
     """The names a subject's turn says (people, places, organisations, products): how a person will
     ask for it again. A capitalised word right after a number is its unit ("420 EUR"), not a name.
     Read once per parse (a subject's texts are read again against every other subject)."""
-    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
-    found = kept.get(_NAMES)
-    if found is None:
-        found = kept[_NAMES] = tuple(_read_names(doc))
+    found = nlp.kept(doc, _NAMES, lambda: tuple(_read_names(doc)))
     for text, kind in found:
         _KIND.setdefault(text, kind)
     return list(dict.fromkeys(text for text, _ in found))
@@ -454,13 +450,9 @@ def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind], ...
     """Each candidate phrase of a parsed text (`_grams`): its spelling, key and kind, read once per
     parse and set of ignored words (a subject's texts are read again against every other subject,
     and a topic's old lines each time a later sleep weighs renaming it)."""
-    key = ("sheriff_vault", "grams", frozenset(ignore))
-    kept: dict[Any, Any] = doc.user_data  # spaCy types its keys as str; any hashable works
-    found = kept.get(key)
-    if found is None:
-        found = kept[key] = tuple((spelled, _key(spelled), _kind(gram))
-                                           for gram in _grams(doc, ignore) for spelled in [_spell(gram)])
-    return found
+    return nlp.kept(doc, ("sheriff_vault", "grams", frozenset(ignore)),
+                    lambda: tuple((spelled, _key(spelled), _kind(gram))
+                                  for gram in _grams(doc, ignore) for spelled in [_spell(gram)]))
 
 
 def _spell(gram: Sequence[Token]) -> str:

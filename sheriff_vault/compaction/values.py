@@ -10,7 +10,7 @@ import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
@@ -56,13 +56,10 @@ class Value:
 def values(doc: Doc | Span) -> list[Value]:
     """The dates and numbers a parsed text states, each with its slot. A whole parse's values are
     read once and kept with it (the corrections stage reads each older line once per new fact)."""
-    kept = getattr(doc, "user_data", None)  # a Doc has it; a Span is read each time
-    if kept is None:
+    if not hasattr(doc, "user_data"):  # a Span is read each time
         return _values(doc)
-    found = kept.get(_VALUES)
-    if found is None:
-        found = kept[_VALUES] = tuple(_values(doc))
-    return list(found)
+    whole = cast("Doc", doc)
+    return list(nlp.kept(whole, _VALUES, lambda: tuple(_values(whole))))
 
 
 _VALUES = ("sheriff_vault", "values")  # the key of a parse's values in its user_data
