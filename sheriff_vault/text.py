@@ -13,23 +13,46 @@ from sheriff_vault.nlp import stop_words
 
 # spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
 STOPWORDS = stop_words()
-# Words that carry feeling, not subject: never a topic name or alias.
 # Chat's own function words that spaCy's table (written for edited prose) lacks: interjections and
 # the light verbs of talk. A search ignores them as it ignores stop words.
 CHAT = frozenset("""yeah yes ok okay oh hey hi know think like let got going gonna wanna tell thing things
 having""".split())
+def plural(noun: str) -> str:
+    """A noun's regular plural: -s, -es after a hiss, -ies after a consonant's y."""
+    w = noun.lower()
+    if w.endswith("y") and len(w) > 2 and w[-2] not in "aeiou":
+        return w[:-1] + "ies"
+    return w + "es" if w.endswith(("s", "sh", "ch", "x")) else w + "s"
+
+
+def inflections(verb: str) -> frozenset[str]:
+    """A verb with its regular forms: third person (-s, -es, -ies), past (-ed, -d, -ied) and -ing (a
+    final e dropped, a short final consonant doubled: getting), so a word list is written once per verb
+    and also holds the forms nobody listed ("hope": hopes, hoped, hoping). Irregular pasts are listed
+    as words."""
+    w = verb.lower()
+    third = plural(w) if not w.endswith("o") else w + "es"
+    past = w[:-1] + "ied" if third.endswith("ies") else w + ("d" if w.endswith("e") else "ed")
+    stem_ = w[:-1] if w.endswith("e") and not w.endswith("ee") and len(w) > 2 else w
+    if len(w) == 3 and w[1] in "aeiou" and w[0] not in "aeiou" and w[2] not in "aeiouwxy":
+        stem_ = w + w[-1]
+    return frozenset({w, third, past, stem_ + "ing"})
+
+
+# Words that carry feeling, praise or the talk itself, not a subject: never a topic name or alias,
+# and no key word of a search. Stop words are spaCy's and not repeated here.
 FILLER = CHAT | frozenset("""
-wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
-definitely sure sounds sound seem seems seemed feel feeling felt lot lots bit kind sort pretty quite always never
-today yesterday tomorrow week month year time times day days way ways stuff man dude guys hello bye see look looks
-looking happy excited exciting fun awesome incredible fantastic wonderful beautiful proud hope hoping want wanted
-make made making take took taking keep kept new old big little one two three first last next right well even
-still enjoy enjoyed share sharing mean means meant said say saying talk talking told tell telling hear heard
-went go goes going come came gone getting saw seen put give gave try tried trying lots everything anyone someone
-journey emotions emotion feelings life moment moments memory memories experience experiences passion dream dreams
-inspiration inspiring inspired happiness joy fun blast vibe vibes awesome reminder reminds remind special appreciate
-appreciated appreciating grateful thankful lucky blessed proud glad honestly totally seriously anyway stuff whole
-""".split())
+wow cool awesome amazing great good nice glad lol haha yay lovely super totally absolutely definitely sure bit
+kind sort pretty today yesterday tomorrow week month year stuff man dude guys hello bye happy excited exciting fun
+incredible fantastic wonderful beautiful proud new old big little right life happiness joy blast special grateful
+thankful lucky blessed honestly seriously passion inspiration reminder journey
+felt took kept meant said told heard went came gone saw seen gave
+""".split()) | frozenset(form for noun in """
+lot time day way emotion feeling moment memory experience dream vibe
+""".split() for form in (noun, plural(noun))) | frozenset(form for verb in """
+thank love sound feel look hope want make take enjoy share mean say talk tell hear go get try remind appreciate
+inspire come
+""".split() for form in inflections(verb))
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
