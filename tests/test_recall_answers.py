@@ -140,7 +140,7 @@ def test_explain_accounts_for_every_fact_shown_and_cut(vault):
 def test_a_long_fact_shows_the_clause_that_answers():
     """A one-sentence fact too long for its line keeps the clause the question asks about, not its
     first 150 characters ("…so we have 47 jenkins jobs, not 39")."""
-    from sheriff_vault.text import excerpt
+    from sheriff_vault.retrieval.excerpt import excerpt
     fact = ("Priya: Marek went through the old jenkins folders this morning (17 April 2026 morning) and found "
             "another 8 jobs in a legacy folder that weren't on our list, so we have 47 jenkins jobs, not 39.")
     assert "47 jenkins jobs" in excerpt(fact, "How many Jenkins jobs are there in total?")
@@ -277,7 +277,7 @@ def test_a_line_said_beside_a_matching_fact_brings_its_correction(moved_beside):
 
 
 def test_an_excerpt_shows_first_the_numbers_a_correction_says_anew():
-    from sheriff_vault.text import excerpt, new_numbers
+    from sheriff_vault.retrieval.excerpt import excerpt, new_numbers
 
     line = ("Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
             "We've shifted it to Friday 15 May, same hall.")
@@ -401,7 +401,7 @@ def test_a_question_after_one_value_gets_a_short_answer(japan_unmarked):
 def test_a_long_correction_shows_the_value_it_gives():
     """The new deadline sits in a short last sentence that shares no word with the question; the
     excerpt keeps it (with the sentence it finishes), not the lead-in that shares most words."""
-    from sheriff_vault.text import excerpt
+    from sheriff_vault.retrieval.excerpt import excerpt
 
     fact = ("Ana: Oh, and a bit of luck with the bid: the foundation extended its call, the form now closes 30 May "
             "2026, so the faculty moved our internal deadline as well. It's 22 May 2026 now instead of 8 May 2026.")
@@ -482,7 +482,8 @@ def test_a_question_naming_the_person_does_not_discount_the_assistant_saying_the
 def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
     """Sleep writes a correction current value first ("3 April, not 27 March: ..."); however long
     the fact, recall's excerpt keeps that head before the sentences nearest the question."""
-    from sheriff_vault.text import correction_lead, excerpt
+    from sheriff_vault.retrieval.excerpt import excerpt
+    from sheriff_vault.text import correction_lead
 
     fact = ("Mira: " + correction_lead("sunday 9 May", "Sunday 2 May") + "News on the choir weekend. "
             "The hall had a wedding booked on the 2nd, so we sing on sunday 9 may now, same programme. "

@@ -26,13 +26,14 @@ from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER, StaleSnapshot
 from sheriff_vault.retrieval import recent
 from sheriff_vault.retrieval.current import replaced_day, restated
+from sheriff_vault.retrieval.excerpt import excerpt, new_numbers
 from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, excerpt, new_numbers, norm
+from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault

@@ -27,8 +27,9 @@ import numpy as np
 from sheriff_vault import timewin
 from sheriff_vault.errors import VaultError
 from sheriff_vault.retrieval.current import keyed_values
+from sheriff_vault.retrieval.excerpt import excerpt
 from sheriff_vault.retrieval.when import soft_window
-from sheriff_vault.text import content_words, excerpt, stem
+from sheriff_vault.text import content_words, stem
 
 if TYPE_CHECKING:
     from sheriff_vault.store.buffer import Turn
