@@ -221,3 +221,19 @@ def test_a_person_addressed_by_title_is_no_title_however_tagged():
     for phrase in ("mrs doyle", "Dr Kessler", "Mr. Patel"):
         assert _quality(phrase) == 0.0, phrase
     assert _quality("doctor visit") > 0
+
+
+@pytest.mark.parametrize("first_turn", ["My nephew Arlo has put this app on my phone and says I can write to you.",
+                                        "Our builder Gary says the roof needs new felt."])
+def test_a_name_set_beside_a_common_noun_is_a_person_not_the_subject(first_turn: str):
+    """"my nephew Arlo" introduces who, though no table lists "nephew"; "Lake Garda" is a place's
+    own name, not a person beside a noun."""
+    assert intro_titles(first_turn, set()) == []
+    assert intro_titles("We are going to Lake Garda in June.", set()) == ["Lake Garda trip"]
+
+
+@pytest.mark.parametrize("phrase", ["ideas", "problems", "colleagues", "kids", "updates"])
+def test_a_general_or_family_noun_titles_nothing_in_the_plural_either(phrase: str):
+    from sheriff_vault.compaction.naming import _quality
+
+    assert _quality(phrase) == 0.0, phrase

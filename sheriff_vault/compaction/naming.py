@@ -542,6 +542,7 @@ class _Kind:
 
     head_pos: str
     proper: tuple[bool, ...]
+    person: bool = False  # the head is a person's name ("my granddaughter Ellie"): who, not what
 
 
 _KIND: dict[str, _Kind] = {}  # by spelling, as first read: a daemon sleeps many vaults, so it is bounded
@@ -552,8 +553,18 @@ def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
     """`head_noun`: the last word is known to head a noun phrase, whatever its tag."""
     last = tokens[-1]
     head = "NOUN" if head_noun or last.like_num or last.ent_type_ in NAMED_KINDS or _verb_as_noun(last) else last.pos_
-    return _Kind(head,
-                 tuple(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) for t in tokens))
+    return _Kind(head, tuple(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) for t in tokens),
+                 _names_a_person(last, tokens))
+
+
+def _names_a_person(last: Token, tokens: Sequence[Token]) -> bool:
+    """A phrase that ends on a person's name: one the tagger calls a person, or a name set beside a
+    common noun of the phrase as its apposition ("my granddaughter Ellie", "our builder Gary"); not a
+    name that is the noun's own ("Lake Como": both capitalised)."""
+    if last.ent_type_ == "PERSON":
+        return True
+    return last.pos_ == "PROPN" and last.dep_ == "appos" and last.head in tokens and last.head.pos_ == "NOUN" \
+        and not last.head.text[:1].isupper()
 
 
 def _quality(form: str) -> float:
@@ -574,8 +585,8 @@ def _quality(form: str) -> float:
     if len(words) == 1 and head in FILLER or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
     score = 1.0
-    if all(kind.proper) and len(words) == 1:
-        score *= 0.3  # a lone name: a person, a place, a company
+    if all(kind.proper) and len(words) == 1 or kind.person:
+        score *= 0.3  # a lone name: a person, a place, a company; a person however introduced
     elif all(kind.proper):
         score *= 0.8
     if any(w in FILLER or w in english.GENERIC for w in low_words[:-1]):

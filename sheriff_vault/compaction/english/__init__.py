@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from sheriff_vault.text import plural
+
 
 @dataclass(frozen=True)
 class Cue:
@@ -46,13 +48,19 @@ class Cue:
 @dataclass(frozen=True)
 class Words:
     """A closed class of words no library lists (units people type after a number, say). `examples`
-    are words that must be in it, `counter` words that must not."""
+    are words that must be in it, `counter` words that must not. `nouns`: a class of nouns, written
+    in the singular, that also holds each one's regular plural."""
 
     name: str
     words: frozenset[str]
     source: str
     examples: tuple[str, ...]
     counter: tuple[str, ...]
+    nouns: bool = False
+
+    def __post_init__(self) -> None:
+        if self.nouns:
+            object.__setattr__(self, "words", self.words | {plural(w) for w in self.words})
 
     def __contains__(self, word: object) -> bool:
         return word in self.words

@@ -7,12 +7,13 @@ from sheriff_vault.compaction.english import Cue, Words
 
 KIN = Words(
     "kin",
-    frozenset("""mum mom mother dad father sister brother son daughter wife husband partner friend friends
-colleague colleagues boss aunt uncle grandma grandpa grandmother grandfather cousin kids kid baby parents family
-guy guys people person someone everyone team""".split()),
+    frozenset("""mum mom mother dad father sister brother son daughter wife husband partner friend colleague boss
+aunt uncle grandma grandpa grandmother grandfather cousin kid baby parent family guy people person someone everyone
+team""".split()),
     "relationship and person nouns name who takes part in a subject, not what it is about",
-    examples=("sister", "colleagues", "team"),
+    examples=("sister", "colleagues", "team", "kids"),
     counter=("wedding", "party", "contract"),
+    nouns=True,
 )
 
 HONORIFIC = Words(
@@ -25,12 +26,13 @@ HONORIFIC = Words(
 
 GENERIC = Words(
     "generic",
-    frozenset("""plan plans idea ideas question questions update updates news stuff thing things part parts bit
-lot lots time times step steps point points way option options issue problem help work job deal total number
-numbers amount price cost list photo pic picture image caption end start ones topic topics subject matter""".split()),
+    frozenset("""plan idea question update news stuff thing part bit lot time step point way option issue problem
+help work job deal total number amount price cost list photo pic picture image caption end start one topic subject
+matter""".split()),
     "general nouns that stand in for any subject (a plan, an update, the price of anything) title none",
-    examples=("update", "problem", "price"),
+    examples=("update", "problems", "price", "ideas"),
     counter=("budget", "migration", "fence"),
+    nouns=True,
 )
 
 VERB_NOUNS = Words(
