@@ -200,3 +200,16 @@ def test_something_that_has_not_happened_for_a_span_of_time_is_no_open_work() ->
     assert habit.status == "idle"
     left = in_progress(talk(("user", "I haven't sent the invoice."), ("assistant", "Send it today.")))
     assert left.status == "running"
+
+
+def test_parts_done_and_the_speakers_next_part_in_one_turn_is_work_paused_between_steps() -> None:
+    """A list worked through part by part, stopped for a break with the next part named, is open;
+    a job finished and a new thing planned after it, in separate turns, is not."""
+    paused = in_progress(talk(("user", "Can you help me clear out the loft, box by box?"),
+                              ("assistant", "Start with the boxes by the hatch: keep, give away, bin."),
+                              ("user", "Books and toys sorted. We'll do the winter clothes after dinner.")))
+    assert paused.status == "running" and "winter clothes" in paused.resume_hint
+    planned = in_progress(talk(("user", "The car is sorted."),
+                               ("assistant", "Good, that's one less thing."),
+                               ("user", "We'll visit my parents at the weekend.")))
+    assert planned.status == "idle"

@@ -9,10 +9,12 @@ progressive verb whose subject is the speaker ("we're migrating", or with the su
 "fixing the tests now"); a next step is the speaker's future of a verb of continuing ("I'll pick it
 up tomorrow"); finished work is a completion verb in the perfect, the past or as a predicate
 participle ("the draft is done", "I've sent it"), and the same verb negated or still to come ("not
-sent yet", "still has to be done") is work left open; a wait on the listener ("I need your
-approval") is blocked. The English no parse gives (idioms such as "halfway through", the verbs of
-completing and continuing) is the table in english/progress.py. The skills the talk names
-(`skill_refs`) are read here too, for the wake packet.
+sent yet", "still has to be done") is work left open; parts said finished and the speaker's own
+future of a next part in one turn ("bedding and kitchen done, we'll do the bathroom after tea") is
+work paused between its steps; a wait on the listener ("I need your approval") is blocked. The
+English no parse gives (idioms such as "halfway through", the verbs of completing and continuing)
+is the table in english/progress.py. The skills the talk names (`skill_refs`) are read here too,
+for the wake packet.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ class Reading:
     blocked: bool = False
     request: bool = False
     ahead: bool = False  # a next step: the speaker's future, or "next"
+    next_part: bool = False  # the speaker's own future of doing something named ("we'll do the hall next")
 
     @property
     def opens(self) -> bool:
@@ -150,6 +153,7 @@ def read(sent: Span) -> Reading:
         if person in ("1", None) and _future(tok) and tok.pos_ == "VERB":
             r.ahead = True
             r.plan = r.plan or (person == "1" and bool(_phrases(tok) & CONTINUE.words))
+            r.next_part = r.next_part or person == "1" and any(c.dep_ == "dobj" for c in tok.children)
         if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
@@ -339,6 +343,10 @@ def _open_tasks(turns: list[Turn]) -> list[_Task]:
     for turn, doc in zip(turns, nlp.parse((t.content for t in turns), entities=False), strict=True):
         sents = [s for s in doc.sents if s.text.strip()]
         readings = [read(s) for s in sents]
+        for i, r in enumerate(readings):
+            # "bedding and kitchen done; we'll do the bathroom after tea": parts finished and the
+            # speaker's own next part, in one turn, is work paused between its steps
+            r.plan = r.plan or r.next_part and any(q.done and not q.everything for q in readings[:i])
         for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
             words = _words(sent)
             if r.done and not r.opens:
