@@ -162,6 +162,9 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("and the fun one: we are getting chickens!! signed up for a workshop", True),
     ("that one is the best one, I think", False),
     ("The picnic is the second thing. Whole street is invited.", True),
+    ("Next thing is the boat. We sold it in May.", True),  # the article dropped, as in speech
+    ("Second thing is good thing. In our town is new pool.", True),
+    ("Second time is always easier.", False),
     ("Number two: band. I'm the treasurer of the band.", True),
     ("Ok so number one, we're selling the caravan.", True),
     ("Number three, the nervy one. I sent off a grant application.", True),

@@ -104,12 +104,13 @@ def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
 
 
 def _listed(sent: Span) -> bool:
-    """"And the next thing is the garage", "The reunion is the second thing": a general noun with
-    its article and an ordinal or a word of difference on one side of "be", a noun phrase on the other
-    ("one" is no such noun: "the second one is" points back at a thing already named)."""
+    """"And the next thing is the garage", "The reunion is the second thing", "Second thing is the
+    garden" (the article dropped, as in speech and in learners' English): a general noun with an
+    ordinal or a word of difference on one side of "be", a noun phrase on the other ("one" is no such
+    noun: "the second one is" points back at a thing already named)."""
     for token in sent:
         if token.lower_ in place.GENERAL and token.lower_ != "one" and token.dep_ in ("nsubj", "attr") \
-                and token.head.lemma_ == "be" and any(c.pos_ == "DET" for c in token.children) \
+                and token.head.lemma_ == "be" \
                 and any((ordinal(c) or c.lower_ in place.DIFFERENCE or c.lower_ in place.ADDITION)
                         and c.lower_ not in place.LIST_START for c in token.children) \
                 and any(c.dep_ in ("nsubj", "attr") and c is not token and c.pos_ in ("NOUN", "PROPN")

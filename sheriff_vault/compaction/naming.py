@@ -558,13 +558,13 @@ def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
 
 
 def _names_a_person(last: Token, tokens: Sequence[Token]) -> bool:
-    """A phrase that ends on a person's name: one the tagger calls a person, or a name set beside a
-    common noun of the phrase as its apposition ("my granddaughter Ellie", "our builder Gary"); not a
-    name that is the noun's own ("Lake Como": both capitalised)."""
-    if last.ent_type_ == "PERSON":
-        return True
-    return last.pos_ == "PROPN" and last.dep_ == "appos" and last.head in tokens and last.head.pos_ == "NOUN" \
-        and not last.head.text[:1].isupper()
+    """A phrase that ends on a name set right after a common noun of the phrase, in apposition ("my
+    granddaughter Ellie", "our builder Gary"): a person introduced by who they are; not a name that
+    is the noun's own ("Lake Como": both capitalised). The tagger's PERSON is no guide in chat (it
+    calls a law firm's name a person), nor is its dependency label here (apposition or subject)."""
+    before = last.doc[last.i - 1] if last.i > 0 else None
+    return last.pos_ == "PROPN" and before is not None and before in tokens and before.pos_ == "NOUN" \
+        and not before.text[:1].isupper()
 
 
 def _quality(form: str) -> float:
