@@ -38,20 +38,21 @@ def inflections(verb: str) -> frozenset[str]:
     return frozenset({w, third, past, stem_ + "ing"})
 
 
+# Verbs of feeling and of talk, in their regular forms and irregular pasts: never a title, an alias
+# or a key word of a search, yet part of what a sentence says about a person ("I love pottery").
+TALK_VERBS = frozenset("felt took kept meant said told heard went came gone saw seen gave".split()) | frozenset(
+    form for verb in """thank love sound feel look hope want make take enjoy share mean say talk tell hear go get try
+remind appreciate inspire come""".split() for form in inflections(verb))
 # Words that carry feeling, praise or the talk itself, not a subject: never a topic name or alias,
 # and no key word of a search. Stop words are spaCy's and not repeated here.
-FILLER = CHAT | frozenset("""
+FILLER = CHAT | TALK_VERBS | frozenset("""
 wow cool awesome amazing great good nice glad lol haha yay lovely super totally absolutely definitely sure bit
 kind sort pretty today yesterday tomorrow week month year stuff man dude guys hello bye happy excited exciting fun
 incredible fantastic wonderful beautiful proud new old big little right life happiness joy blast special grateful
 thankful lucky blessed honestly seriously passion inspiration reminder journey
-felt took kept meant said told heard went came gone saw seen gave
 """.split()) | frozenset(form for noun in """
 lot time day way emotion feeling moment memory experience dream vibe
-""".split() for form in (noun, plural(noun))) | frozenset(form for verb in """
-thank love sound feel look hope want make take enjoy share mean say talk tell hear go get try remind appreciate
-inspire come
-""".split() for form in inflections(verb))
+""".split() for form in (noun, plural(noun)))
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
@@ -109,8 +110,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def content_words(text: str) -> list[str]:
-    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower()) and w.lower() not in FILLER]
+def content_words(text: str, talk_verbs: bool = False) -> list[str]:
+    """Lowercase words that carry content: no stop words or filler; `talk_verbs` keeps the verbs of
+    feeling and talk, for asking whether a sentence says anything ("I loved the pottery class")."""
+    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower())
+            and (w.lower() not in FILLER or talk_verbs and w.lower() in TALK_VERBS - CHAT)]
 
 
 def _stop(word: str) -> bool:
