@@ -110,11 +110,14 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_SAYS = TALK_VERBS - CHAT  # "got", "going": chat's own light verbs say nothing either way
+
+
 def content_words(text: str, talk_verbs: bool = False) -> list[str]:
     """Lowercase words that carry content: no stop words or filler; `talk_verbs` keeps the verbs of
     feeling and talk, for asking whether a sentence says anything ("I loved the pottery class")."""
     return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower())
-            and (w.lower() not in FILLER or talk_verbs and w.lower() in TALK_VERBS - CHAT)]
+            and (w.lower() not in FILLER or talk_verbs and w.lower() in _SAYS)]
 
 
 def _stop(word: str) -> bool:

@@ -38,3 +38,10 @@ def test_subject_nouns_are_not_filler(word: str) -> None:
 def test_content_words_keep_the_subject_and_drop_the_talk() -> None:
     said = "Honestly I was hoping you'd say the greenhouse quote talked about glazing, it means a lot"
     assert content_words(said) == ["greenhouse", "quote", "glazing"]
+
+
+def test_a_verb_of_feeling_is_no_key_word_but_is_part_of_what_a_sentence_says() -> None:
+    said = "We loved the ferry and talked to the captain"
+    assert content_words(said) == ["ferry", "captain"]
+    assert content_words(said, talk_verbs=True) == ["loved", "ferry", "talked", "captain"]
+    assert content_words("Yeah going to get there", talk_verbs=True) == []
