@@ -40,9 +40,10 @@ def inflections(verb: str) -> frozenset[str]:
 
 # Verbs of feeling and of talk, in their regular forms and irregular pasts: never a title, an alias
 # or a key word of a search, yet part of what a sentence says about a person ("I love pottery").
-TALK_VERBS = frozenset("felt took kept meant said told heard went came gone saw seen gave".split()) | frozenset(
-    form for verb in """thank love sound feel look hope want make take enjoy share mean say talk tell hear go get try
-remind appreciate inspire come""".split() for form in inflections(verb))
+# "hear" and "mean" are listed without -ing: a hearing and a meaning are things of their own.
+TALK_VERBS = frozenset("""felt took kept meant said told heard went came gone saw seen gave hear hears mean
+means""".split()) | frozenset(form for verb in """thank love sound feel look hope want make take enjoy share say talk
+tell go get try remind appreciate inspire come""".split() for form in inflections(verb))
 # Words that carry feeling, praise or the talk itself, not a subject: never a topic name or alias,
 # and no key word of a search. Stop words are spaCy's and not repeated here.
 FILLER = CHAT | TALK_VERBS | frozenset("""

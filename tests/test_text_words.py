@@ -45,3 +45,8 @@ def test_a_verb_of_feeling_is_no_key_word_but_is_part_of_what_a_sentence_says() 
     assert content_words(said) == ["ferry", "captain"]
     assert content_words(said, talk_verbs=True) == ["loved", "ferry", "talked", "captain"]
     assert content_words("Yeah going to get there", talk_verbs=True) == []
+
+
+@pytest.mark.parametrize("noun", ["hearing", "meaning"])
+def test_a_gerund_english_uses_as_a_noun_of_its_own_is_content(noun: str) -> None:
+    assert noun in content_words(f"The {noun} was long")
