@@ -16,6 +16,8 @@ STOPWORDS = stop_words()
 # the light verbs of talk. A search ignores them as it ignores stop words.
 CHAT = frozenset("""yeah yes ok okay oh hey hi know think like let got going gonna wanna tell thing things
 having""".split())
+
+
 def plural(noun: str) -> str:
     """A noun's regular plural: -s, -es after a hiss, -ies after a consonant's y."""
     w = noun.lower()
@@ -24,36 +26,21 @@ def plural(noun: str) -> str:
     return w + "es" if w.endswith(("s", "sh", "ch", "x")) else w + "s"
 
 
-def inflections(verb: str) -> frozenset[str]:
-    """A verb with its regular forms: third person (-s, -es, -ies), past (-ed, -d, -ied) and -ing (a
-    final e dropped, a short final consonant doubled: getting), so a word list is written once per verb
-    and also holds the forms nobody listed ("hope": hopes, hoped, hoping). Irregular pasts are listed
-    as words."""
-    w = verb.lower()
-    third = plural(w) if not w.endswith("o") else w + "es"
-    past = w[:-1] + "ied" if third.endswith("ies") else w + ("d" if w.endswith("e") else "ed")
-    stem_ = w[:-1] if w.endswith("e") and not w.endswith("ee") and len(w) > 2 else w
-    if len(w) == 3 and w[1] in "aeiou" and w[0] not in "aeiou" and w[2] not in "aeiouwxy":
-        stem_ = w + w[-1]
-    return frozenset({w, third, past, stem_ + "ing"})
-
-
-# Verbs of feeling and of talk, in their regular forms and irregular pasts: never a title, an alias
-# or a key word of a search, yet part of what a sentence says about a person ("I love pottery").
-# "hear" and "mean" are listed without -ing: a hearing and a meaning are things of their own.
-TALK_VERBS = frozenset("""felt took kept meant said told heard went came gone saw seen gave hear hears mean
-means""".split()) | frozenset(form for verb in """thank love sound feel look hope want make take enjoy share say talk
-tell go get try remind appreciate inspire come""".split() for form in inflections(verb))
 # Words that carry feeling, praise or the talk itself, not a subject: never a topic name or alias,
-# and no key word of a search. Stop words are spaCy's and not repeated here.
-FILLER = CHAT | TALK_VERBS | frozenset("""
-wow cool awesome amazing great good nice glad lol haha yay lovely super totally absolutely definitely sure bit
-kind sort pretty today yesterday tomorrow week month year stuff man dude guys hello bye happy excited exciting fun
-incredible fantastic wonderful beautiful proud new old big little right life happiness joy blast special grateful
-thankful lucky blessed honestly seriously passion inspiration reminder journey
-""".split()) | frozenset(form for noun in """
-lot time day way emotion feeling moment memory experience dream vibe
-""".split() for form in (noun, plural(noun)))
+# and no key word of a search; stop words are spaCy's and not repeated. Listed form by form: the
+# same list written once per lemma with every regular form (hopes, shared, talked) kept more
+# chit-chat out of what sleep keeps and lost LoCoMo evidence (benchmarks/RESULTS.md, ninth session).
+FILLER = CHAT | frozenset("""
+wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
+definitely sure sounds sound feel feeling felt lot lots bit kind sort pretty today yesterday tomorrow week month
+year time times day days way ways stuff man dude guys hello bye look looks looking happy excited exciting fun
+incredible fantastic wonderful beautiful proud hope hoping want wanted making took taking kept new old big little
+right enjoy enjoyed share sharing mean means meant said saying talk talking told telling hear heard went goes come
+came gone getting saw seen gave try tried trying journey emotions emotion feelings life moment moments memory
+memories experience experiences passion dream dreams inspiration inspiring inspired happiness joy blast vibe vibes
+reminder reminds remind special appreciate appreciated appreciating grateful thankful lucky blessed honestly
+seriously
+""".split())
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
@@ -111,14 +98,8 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-_SAYS = TALK_VERBS - CHAT  # "got", "going": chat's own light verbs say nothing either way
-
-
-def content_words(text: str, talk_verbs: bool = False) -> list[str]:
-    """Lowercase words that carry content: no stop words or filler; `talk_verbs` keeps the verbs of
-    feeling and talk, for asking whether a sentence says anything ("I loved the pottery class")."""
-    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower())
-            and (w.lower() not in FILLER or talk_verbs and w.lower() in _SAYS)]
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower()) and w.lower() not in FILLER]
 
 
 def _stop(word: str) -> bool:

@@ -194,7 +194,7 @@ def _is_heading(raw: list[Token], piece: _Piece) -> bool:
     return 0 < len(words) <= HEADING_WORDS and sent.rstrip().endswith((".", ":")) \
         and not any(t.pos_ in ("VERB", "AUX", "NUM", "PRON") or t.text == "," or t.like_num for t in raw) \
         and any(t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_) for t in toks if t.lower_ not in THANKING) \
-        and not _evaluation(toks) and bool(content_words(sent, talk_verbs=True))
+        and not _evaluation(toks) and bool(content_words(sent))
 
 
 def _evaluation(toks: list[Token]) -> bool:
@@ -419,8 +419,7 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
                                not in COMPLETING and content[0].lemma_ not in SETTLED
                                and all(c.is_punct for c in content[0].children))):
         return False  # "Let's start with whichever is first.", "Updated.": about the talk, or an acknowledgement
-    words = [w for w in content_words(sent, talk_verbs=True)
-             if w not in ignore and w not in THANKING and w not in GREETINGS]
+    words = [w for w in content_words(sent) if w not in ignore and w not in THANKING and w not in GREETINGS]
     names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
              and t.i > toks[0].i]
     if names or len(set(words)) >= 3:
