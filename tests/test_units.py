@@ -132,7 +132,7 @@ def test_an_assistant_named_assistant_is_the_assistant_not_a_person():
 
 
 @pytest.mark.parametrize("said", [
-    "This is going to be a bit of a brain dump, i've got three things going on and i keep losing track of them.",
+    "This will be a bit of a brain dump, there are three things going on at once and i keep losing track.",
     "Long week ahead, I'll use you to remember a few bits.",
     "Hi! I need help keeping my week organised.",
     "Let's start with whichever is more urgent.",

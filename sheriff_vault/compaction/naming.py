@@ -542,7 +542,7 @@ class _Kind:
 
     head_pos: str
     proper: tuple[bool, ...]
-    person: bool = False  # the head is a person's name ("my granddaughter Ellie"): who, not what
+    person: bool = False  # the head is a person's name ("my nephew Arlo"): who, not what
 
 
 _KIND: dict[str, _Kind] = {}  # by spelling, as first read: a daemon sleeps many vaults, so it is bounded
@@ -559,7 +559,7 @@ def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
 
 def _names_a_person(last: Token, tokens: Sequence[Token]) -> bool:
     """A phrase that ends on a name set right after a common noun of the phrase, in apposition ("my
-    granddaughter Ellie", "our builder Gary"): a person introduced by who they are; not a name that
+    nephew Arlo", "our builder Gary"): a person introduced by who they are; not a name that
     is the noun's own ("Lake Como": both capitalised). The tagger's PERSON is no guide in chat (it
     calls a law firm's name a person), nor is its dependency label here (apposition or subject)."""
     before = last.doc[last.i - 1] if last.i > 0 else None

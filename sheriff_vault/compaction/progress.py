@@ -10,7 +10,7 @@ progressive verb whose subject is the speaker ("we're migrating", or with the su
 up tomorrow"); finished work is a completion verb in the perfect, the past or as a predicate
 participle ("the draft is done", "I've sent it"), and the same verb negated or still to come ("not
 sent yet", "still has to be done") is work left open; parts said finished and the speaker's own
-future of a next part in one turn ("bedding and kitchen done, we'll do the bathroom after tea") is
+future of a next part in one turn ("books and toys sorted, we'll do the winter clothes after dinner") is
 work paused between its steps; a wait on the listener ("I need your approval") is blocked. The
 English no parse gives (idioms such as "halfway through", the verbs of completing and continuing)
 is the table in english/progress.py. The skills the talk names (`skill_refs`) are read here too,
@@ -344,7 +344,7 @@ def _open_tasks(turns: list[Turn]) -> list[_Task]:
         sents = [s for s in doc.sents if s.text.strip()]
         readings = [read(s) for s in sents]
         for i, r in enumerate(readings):
-            # "bedding and kitchen done; we'll do the bathroom after tea": parts finished and the
+            # "books and toys sorted; we'll do the winter clothes after dinner": parts finished and the
             # speaker's own next part, in one turn, is work paused between its steps
             r.plan = r.plan or r.next_part and any(q.done and not q.everything for q in readings[:i])
         for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
