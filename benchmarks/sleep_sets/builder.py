@@ -165,9 +165,15 @@ def build(conv, META, SRC, OUT):
     return gold
 
 
-def main(META, here):
+NOTHING_IN_PROGRESS = {"expected": False, "keywords": [], "match": "all"}  # a conversation that ends finished
+
+
+def main(META, here=None):
     """Build the conversations named on the command line (default: every one in META with a source)
-    of the set whose tools/ folder is `here`."""
+    of the set whose tools/ folder is `here` (the running build_data.py's folder by default). META, per
+    conversation: person (first name used as the user's `name`), subjects {key: (name, accept_words)}
+    in gold order, corrections [{query, new, old}], in_progress {expected, keywords, match}."""
+    here = here or os.path.dirname(os.path.abspath(sys.argv[0]))
     src, out = os.path.join(here, "..", "src"), os.path.join(here, "..")
     convs = sys.argv[1:] or [c for c in META if os.path.exists(os.path.join(src, c + ".txt"))]
     for c in convs:

@@ -30,14 +30,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from builder import main  # noqa: E402  (the set folders' shared builder)
+from builder import NOTHING_IN_PROGRESS, main  # noqa: E402  (the set folders' shared builder)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-NOTHING_IN_PROGRESS = {"expected": False, "keywords": [], "match": "all"}
-
-# Per conversation: person (first name used as the user's `name`), subjects {key: (name, accept_words)}
-# in gold order, corrections [{query, new, old}], in_progress {expected, keywords, match}.
 META = {
     "conv41": {
         "person": "Rune",
@@ -172,4 +166,4 @@ META = {
 
 
 if __name__ == "__main__":
-    main(META, HERE)
+    main(META)

@@ -1,24 +1,12 @@
 #!/usr/bin/env python3
-"""Build set7 conversations and their gold labels from the hand-written sources.
-
-Usage:  python build_data.py [conv71 ...]      (default: every conversation in META with a source)
-
-The source format, the files written and the checks are set6's: ../../set6/tools/build_data.py's
-docstring gives them; ../../builder.py does the work. Only META below is this set's own.
-Standard library only.
-"""
+"""set7's conversations and gold labels, built from src/ by ../../builder.py (source format and checks:
+../../set6/tools/build_data.py's docstring). Usage: python build_data.py [convN ...]; only META is this set's."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from builder import main  # noqa: E402  (the set folders' shared builder)
+from builder import NOTHING_IN_PROGRESS, main  # noqa: E402  (the set folders' shared builder)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-NOTHING_IN_PROGRESS = {"expected": False, "keywords": [], "match": "all"}
-
-# Per conversation: person (first name used as the user's `name`), subjects {key: (name, accept_words)}
-# in gold order, corrections [{query, new, old}], in_progress {expected, keywords, match}.
 META = {
     "conv71": {
         "person": "Craig",
@@ -97,4 +85,4 @@ META = {
 
 
 if __name__ == "__main__":
-    main(META, HERE)
+    main(META)
