@@ -104,8 +104,8 @@ def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
 
 
 def _listed(sent: Span) -> bool:
-    """"And the next thing is the garage", "The reunion is the second thing", "Second thing is the
-    garden" (the article dropped, as in speech and in learners' English): a general noun with an
+    """"And the next thing is the garage", "The reunion is the second thing", "Next thing is the
+    boat" (the article dropped, as in speech and in learners' English): a general noun with an
     ordinal or a word of difference on one side of "be", a noun phrase on the other ("one" is no such
     noun: "the second one is" points back at a thing already named)."""
     for token in sent:
