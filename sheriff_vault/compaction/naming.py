@@ -584,6 +584,8 @@ def _quality(form: str) -> float:
         return 0.0  # a weekday, however written ("fri", "weds"), dates a subject, never names it
     if len(words) == 1 and head in FILLER or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
+    if len(words) == 1 and _a_time(head):
+        return 0.0  # "summer", "weekend": a time dates a subject, as a weekday does
     score = 1.0
     if all(kind.proper) and len(words) == 1 or kind.person:
         score *= 0.3  # a lone name: a person, a place, a company; a person however introduced
@@ -592,6 +594,22 @@ def _quality(form: str) -> float:
     if any(w in FILLER or w in english.GENERIC for w in low_words[:-1]):
         score *= 0.5
     return score
+
+
+_TIMES: dict[str, bool] = {}
+
+
+def _a_time(word: str) -> bool:
+    """Whether the tagger reads a word, said as a thing talked about, as a date or a time ("the
+    summer", "the weekend"); asked in a neutral frame, in lower case, once per spelling."""
+    if word not in _TIMES:
+        if len(_TIMES) > KINDS_KEPT:
+            _TIMES.clear()
+        frame = "We talked about the "
+        doc = nlp.parse_one(f"{frame}{word} yesterday.")
+        span = doc.char_span(len(frame), len(frame) + len(word), alignment_mode="expand")
+        _TIMES[word] = span is not None and len(span) == 1 and span[0].ent_type_ in ("DATE", "TIME")
+    return _TIMES[word]
 
 
 def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
