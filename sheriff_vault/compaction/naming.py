@@ -330,10 +330,7 @@ def _object_words(doc: Doc, start: int, end: int, ignore: set[str], keep_names: 
     said = _read_object(doc.char_span(start, end, alignment_mode="expand"), ignore, keep_names)
     if said is not None and len(said[0]) == len(text.split()):
         return _kept(*said)
-    frame = "We talked about the "
-    again = nlp.parse_one(f"{frame}{text} yesterday.")
-    framed = _read_object(again.char_span(len(frame), len(frame) + len(text), alignment_mode="expand"), ignore,
-                          keep_names, head_last=True)
+    framed = _read_object(_framed(text), ignore, keep_names, head_last=True)
     best = max((r for r in (said, framed) if r is not None), key=lambda r: len(r[0]), default=None)
     return _kept(*best) if best is not None else []
 
@@ -575,9 +572,7 @@ def _quality(form: str) -> float:
         return 0.0
     kind = _KIND.get(form)
     if kind is None:  # not read where it was said (a name found by proper_names): read it as a noun phrase
-        frame = "We talked about the "
-        doc = nlp.parse_one(f"{frame}{form} yesterday.")
-        span = doc.char_span(len(frame), len(frame) + len(form), alignment_mode="expand")
+        span = _framed(form)
         kind = _KIND.setdefault(form, _kind(list(span)) if span is not None and len(span) else _Kind("X", ()))
     head, low_words = words[-1].lower(), [w.lower() for w in words]
     if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC or head in WEEKDAYS:
@@ -596,6 +591,16 @@ def _quality(form: str) -> float:
     return score
 
 
+_FRAME = "We talked about the "
+
+
+def _framed(text: str) -> Span | None:
+    """`text` read as a thing talked about, in a neutral frame: how a phrase found away from its
+    sentence (or one whose sentence misled the tagger) is parsed."""
+    doc = nlp.parse_one(f"{_FRAME}{text} yesterday.")
+    return doc.char_span(len(_FRAME), len(_FRAME) + len(text), alignment_mode="expand")
+
+
 _TIMES: dict[str, bool] = {}
 
 
@@ -605,9 +610,7 @@ def _a_time(word: str) -> bool:
     if word not in _TIMES:
         if len(_TIMES) > KINDS_KEPT:
             _TIMES.clear()
-        frame = "We talked about the "
-        doc = nlp.parse_one(f"{frame}{word} yesterday.")
-        span = doc.char_span(len(frame), len(frame) + len(word), alignment_mode="expand")
+        span = _framed(word)
         _TIMES[word] = span is not None and len(span) == 1 and span[0].ent_type_ in ("DATE", "TIME")
     return _TIMES[word]
 
