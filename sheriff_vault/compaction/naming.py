@@ -601,18 +601,12 @@ def _framed(text: str) -> Span | None:
     return doc.char_span(len(_FRAME), len(_FRAME) + len(text), alignment_mode="expand")
 
 
-_TIMES: dict[str, bool] = {}
-
-
+@functools.lru_cache(maxsize=KINDS_KEPT)
 def _a_time(word: str) -> bool:
     """Whether the tagger reads a word, said as a thing talked about, as a date or a time ("the
     summer", "the weekend"); asked in a neutral frame, in lower case, once per spelling."""
-    if word not in _TIMES:
-        if len(_TIMES) > KINDS_KEPT:
-            _TIMES.clear()
-        span = _framed(word)
-        _TIMES[word] = span is not None and len(span) == 1 and span[0].ent_type_ in ("DATE", "TIME")
-    return _TIMES[word]
+    span = _framed(word)
+    return span is not None and len(span) == 1 and span[0].ent_type_ in ("DATE", "TIME")
 
 
 def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
