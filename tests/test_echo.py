@@ -145,3 +145,35 @@ def test_a_change_stated_before_a_closing_question_is_confirmed_by_the_value_sai
     confirmed = [u for u in units if u.turn.id == "t8"]
     assert len(confirmed) == 1 and confirmed[0].turn_ids == ["t8", "t9"] and "correction" in confirmed[0].flags
     assert confirmed[0].fact == "Assistant: Lunch is now for 18 people instead of 12."
+
+
+def test_a_chat_spelling_of_yes_confirms_a_change_put_to_the_person():
+    """"ye same clinic" answers "So the jabs are on Wednesday 17 June now, same clinic?" yes: the
+    change is a fact, said by the assistant and confirmed."""
+    turns = talk(("user", "the vet put the jabs back a fortnight, she's off sick"),
+                 ("assistant", "So the jabs are on Wednesday 17 June now, same clinic?"),
+                 ("user", "ye same clinic"))
+    units = fold_echoes(make_units(turns, "UTC", set()), turns)
+    confirmed = [u for u in units if u.turn.id == "t2"]
+    assert len(confirmed) == 1 and confirmed[0].turn_ids == ["t2", "t3"] and "correction" in confirmed[0].flags
+    assert any(u.turn.id == "t1" and "put the jabs back a fortnight" in u.fact for u in units)
+
+
+def test_a_value_the_assistant_proposes_to_keep_and_the_person_takes_is_a_fact():
+    """"Shall I record the rate as £18?" answered "yes" or with the value again is a fact, said by the
+    assistant and confirmed: "The rate is £18."; proposed "from now on", it replaces a value. A denial,
+    or a question proposing no value, is no fact."""
+    turns = talk(("assistant", "The new invoice says 18 an hour. Shall I record the rate as £18?"),
+                 ("user", "Yes please."),
+                 ("assistant", "On the rota you're down for 08:45. Shall I keep 08:45 as your start time from now on?"),
+                 ("user", "Oh I missed that. 08:45 is right."),
+                 ("assistant", "Shall I record the venue as the Old Mill?"),
+                 ("user", "No, not the Old Mill, it's still the Grand."),
+                 ("assistant", "Shall I save this as a draft?"),
+                 ("user", "yes"))
+    units = fold_echoes(make_units(turns, "UTC", set()), turns)
+    confirmed = {u.turn.id: u for u in units if u.echoes}
+    assert confirmed["t1"].fact == "Assistant: The rate is £18." and confirmed["t1"].turn_ids == ["t1", "t2"]
+    assert "correction" not in confirmed["t1"].flags
+    assert confirmed["t3"].fact == "Assistant: Your start time is 08:45." and "correction" in confirmed["t3"].flags
+    assert "t5" not in confirmed and "t7" not in confirmed

@@ -38,6 +38,9 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("Confirmed: 15 January 2027, no longer 18 December 2026.", [("15 January 2027", "18 December 2026")]),
     ("The dose is 50 mg, no longer 25 mg.", [("50 mg", "25 mg")]),
     ("It is no longer a problem.", []),
+    # "at X ... instead of Y": the new place is the object of a preposition before the cue, whole
+    ("The reunion is now at the Boathouse in Kelso instead of the Station Inn, same time.",
+     [("Boathouse", "Station Inn")]),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -438,6 +441,12 @@ def test_a_currency_word_measures_a_value_and_counts_nothing():
     ("Lena: The wedding hall fits 250.", "Actually we invite 300 to the wedding.", False),
     ("Lena: Boiler: the plumber's quote for a new valve: 180 eur", "Boiler valve: it's 2,150 now.", False),
     ("Lena: The garden fence is 40 metres.", "The garden fence, it's 52 now.", False),  # 40 metres counts metres
+    # "make that X" restates what "that" stands for: the verb is no slot, so the one amount of a line
+    # about the same claim is replaced; said twice on that line, by the person and an echo, it is one amount
+    ("Lena: Warranty form: I entered 860 as the repair cost. (Assistant: Form sent, repair cost 860 EUR.)",
+     "On the warranty form: actually make that 915.", True),
+    ("Lena: Warranty form: I entered 860 as the repair cost, and 120 for the call-out.",
+     "On the warranty form: actually make that 915.", False),  # two amounts: which one is not said
 ])
 def test_an_amount_whose_clause_names_no_slot_replaces_the_one_amount_of_that_thing(tmp_path: Path, old: str,
                                                                                     new: str, strikes: bool):
@@ -493,3 +502,73 @@ def test_a_line_is_superseded_on_the_day_it_was_corrected_not_the_day_of_the_sle
     lines = [line for p in (root / "topics").glob("*.md") for line in p.read_text().splitlines()]
     struck = [line for line in lines if "~~" in line]
     assert len(struck) == 1 and "21 March" in struck[0] and "(superseded 2026-03-05 by t3)" in struck[0], lines
+
+
+def test_a_verb_with_a_pronoun_object_besides_the_value_names_no_slot():
+    """"make that 2,450", "call it 40 boxes": the value is what the pronoun stands for, a value
+    said before; "they quoted 2,400" keeps its verb as what the amount is of."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import values
+
+    def slots(text: str) -> list[set[str]]:
+        return [set(v.slot) for v in values(nlp.parse_one(text, entities=False))]
+
+    assert slots("For the deposit: actually make that 2,450.") == [set()]
+    assert slots("Call it 40 boxes.") == [{"box"}]
+    assert slots("They quoted 2,400 for the roof.") == [{"quote"}]
+    assert slots("We paid 300 for it.") == [{"pay"}]
+
+
+def test_a_line_loses_every_sentence_saying_the_value_a_correction_replaces(tmp_path: Path):
+    """One sentence of a line is corrected on its own (it names the claim); another says the same old
+    amount without naming it: both are struck, and the sentence about something else stays current."""
+    later = T0 + dt.timedelta(days=3)
+    old = ("Lena: I entered 860 as the repair cost. The warranty form went off with 860 EUR as the cost. "
+           "The serial number is on the box.")
+    topic = topic_with(tmp_path, ("t1", old, T0))
+    struck = said_later(topic, "t9", "About the warranty form: actually make that 915.", later, "2026-03-12")
+    assert [text for text, _ in struck] == [
+        "Lena: I entered 860 as the repair cost. The warranty form went off with 860 EUR as the cost."]
+    current = [i.text for i in topic.items() if not i.superseded]
+    assert "Lena: The serial number is on the box." in current
+
+
+@pytest.mark.parametrize("old,strikes", [
+    # the old date's clause names nothing it is the date of ("they asked me to ... on Thursday 11 June"):
+    # the moved open evening, on a line about it, replaces it
+    ("Lena: They asked me to the open evening on Thursday 11 June at the depot.", True),
+    # a date that names what it is the date of, another thing, stays
+    ("Lena: The dentist is on Thursday 11 June.", False),
+])
+def test_a_moved_date_replaces_an_unnamed_date_on_a_line_about_the_same_thing(tmp_path: Path, old: str,
+                                                                              strikes: bool):
+    later = T0 + dt.timedelta(days=20)
+    topic = topic_with(tmp_path, ("t1", old, T0))
+    new = "The open evening is now on Thursday 18 June, same place."
+    assert bool(said_later(topic, "t9", new, later, "2026-03-29")) is strikes
+
+
+@pytest.mark.parametrize("text,changed", [
+    ("Rent goes up by 40 next month.", True),
+    ("They knocked the price down to 1,400.", True),
+    ("It went down 20 percent.", True),
+    # "up to" a place is a journey: the times in its clause did not change
+    ("We cycle up to Bergen on Friday, check-in 2 till 4, so we set off at 7.", False),
+])
+def test_up_or_down_says_a_value_moved_unless_it_goes_to_a_place(text: str, changed: bool):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import said_changed, values
+
+    doc = nlp.parse_one(text, entities=False)
+    assert any(said_changed(doc, v) for v in values(doc)) is changed
+
+
+def test_a_one_liner_cut_short_on_a_struck_part_keeps_what_comes_before_it():
+    """A one-liner that ends, cut short, on the part a correction struck loses that part; one that
+    does not end on it is left to the rewording that names the current value first."""
+    from sheriff_vault.compaction.merge import _cut_short_at
+
+    one_liner = "New order: 40 mugs for the choir, Friday 12 June, the Mill Studio, near Hexham 10am…"
+    gone = "the Mill Studio, near Hexham 10am to noon"
+    assert one_liner[: _cut_short_at(one_liner, gone)].strip() == "New order: 40 mugs for the choir, Friday 12 June,"
+    assert _cut_short_at("New order at the Mill Studio, Friday 12 June", gone) is None

@@ -346,3 +346,16 @@ def test_a_speakers_name_as_the_subject_stays_and_as_an_address_goes() -> None:
 def test_a_date_given_as_an_example_is_no_event(said: str, dated: bool) -> None:
     _, hint, event_day = annotate_times(said, at("2026-05-12T09:00:00Z"), "UTC")
     assert (event_day is not None or hint is not None) is dated
+
+
+@pytest.mark.parametrize("said,kept", [
+    # a verb of change says a value moved, however few its words: news for memory
+    ("they shifted it two days later.", True),
+    ("It moved to next month.", True),
+    # everyday words alone say nothing
+    ("It was fine in the end.", False),
+])
+def test_a_change_is_news_however_short(said: str, kept: bool):
+    from sheriff_vault.compaction.units import informative
+
+    assert informative(said) is kept

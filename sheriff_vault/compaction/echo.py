@@ -85,6 +85,16 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
         said = sentences(question.content)
         if not said or not said[-1].rstrip().endswith("?"):
             continue
+        proposed = _proposal(said[-1])
+        if proposed is not None:
+            if _agrees(answer.content, proposed[1]):
+                for unit in make_units([replace(question, content=f"{proposed[0]} is {proposed[1]}.")], "UTC", set()):
+                    unit.turn = question
+                    unit.echoes.append(answer.id)
+                    if changes_a_value(said[-1]):  # "... as your start time from now on?": it replaces one
+                        unit.flags.add("correction")
+                    out.append(unit)
+            continue
         asked = said[-1].rstrip().rstrip(" ?") + "."
         for statement in [asked, *said[-2:-1]]:
             pairs = value_pairs(statement)
@@ -105,6 +115,39 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
                         out.append(unit)
             break
     return out
+
+
+def _proposal(question: str) -> tuple[str, str] | None:
+    """A value the assistant proposes to keep for something ("Shall I record the rate as £18?", "keep
+    08:45 as your start time?"): (what, value) from a verb's object and its "as" phrase, whichever
+    of the two is a number, date, time or name being the value; None for any other question."""
+    doc = nlp.parse_one(question, entities=False)
+    for verb in doc:
+        obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        as_ = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"), None)
+        role = next((c for c in as_.children if c.dep_ == "pobj"), None) if as_ is not None else None
+        if verb.pos_ != "VERB" or obj is None or role is None:
+            continue
+        a, b = (doc[t.left_edge.i : t.right_edge.i + 1] for t in (obj, role))
+        for value, thing in ((b, a), (a, b)):
+            if thing.root.pos_ in ("NOUN", "PROPN") and (
+                    any(c.isdigit() for c in value.text) or value.root.pos_ == "PROPN"):
+                text = doc[thing.start : thing.root.i + 1].text  # its words up to its noun, not "from now on"
+                return text[:1].upper() + text[1:], value.text.rstrip(" ?")
+    return None
+
+
+def _agrees(answer: str, value: str) -> bool:
+    """The person takes a proposed value: a yes, or the value said again in a sentence that denies
+    nothing ("Oh I missed that. 08:45 is right." takes it; "No, keep 08:15." does not)."""
+    if _assents(answer):
+        return True
+    numbers = info(value)[0]
+    for sent in nlp.parse_one(answer, entities=False).sents:
+        said = (bool(numbers) and numbers <= info(sent.text)[0]) or value.lower() in sent.text.lower()
+        if said and not any(t.dep_ == "neg" or t.lower_ in ("no", "nope") for t in sent):
+            return True
+    return False
 
 
 def _repeats(text: str, new: str, old: str) -> bool:

@@ -186,8 +186,8 @@ def settle(topic: Topic, cands: list[Candidate], change: Change, struck: list[tu
             topic.set("one_liner", truncate(unit.body, 120))
         elif len(gone) > 12 and gone in topic.one_liner and topic.one_liner.replace(gone, "").strip():
             topic.set("one_liner", " ".join(topic.one_liner.replace(gone, " ").split()))  # only a part was old
-        elif len(gone) > 40 and gone[:40] in topic.one_liner:  # the old part, cut short in the one-liner
-            kept = topic.one_liner[: topic.one_liner.index(gone[:40])].strip()
+        elif (at := _cut_short_at(topic.one_liner, gone)) is not None:  # the old part ends the one-liner
+            kept = topic.one_liner[:at].strip()
             topic.set("one_liner", kept if len(kept) > 12 else truncate(unit.body, 120))
     if struck:  # a one-liner that names the old value first names the current one first, as its line does
         reworded = current_first(topic.one_liner, stated_pairs([unit for _, unit in struck]))
@@ -202,6 +202,17 @@ def settle(topic: Topic, cands: list[Candidate], change: Change, struck: list[tu
     topic.set("touch_count", topic.touch_count + 1)
     if units:
         topic.touch(max(u.at for u in units))
+
+
+def _cut_short_at(one_liner: str, gone: str) -> int | None:
+    """Where a one-liner starts saying the struck text `gone` and goes on to its own end, cut short
+    ("… the Mill Studio, near Hexham 10am…" for "the Mill Studio, near Hexham 10am to noon"); None
+    when it does not end on it."""
+    if len(gone) > 40 and gone[:40] in one_liner:
+        return one_liner.index(gone[:40])
+    text = one_liner.rstrip("…").rstrip()
+    at = text.find(gone[:12]) if len(gone) > 12 else -1
+    return at if at >= 0 and one_liner.endswith("…") and gone.startswith(text[at:]) else None
 
 
 def _body(text: str) -> str:

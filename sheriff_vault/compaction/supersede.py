@@ -92,12 +92,25 @@ def _strike(topic: Topic, old: Item, unit: Unit, day: str) -> tuple[str, Item | 
     if len(sentences) > 1:
         hit = [s for s in sentences if _corrected(unit, [replace(old, text=head + s)])]
         if hit and len(hit) < len(sentences):
+            hit = _saying_the_same(hit, sentences, unit)
+        if hit and len(hit) < len(sentences):
             kept = head + " ".join(s for s in sentences if s not in hit)
             gone = head + " ".join(hit)
             topic.body.replace_item(old, replace(old, text=kept),
                                     replace(old, text=gone, superseded=day, superseded_by=by))
             return gone, None
     return old.text, topic.body.replace_item(old, replace(old, superseded=day, superseded_by=by))
+
+
+def _saying_the_same(hit: list[str], sentences: list[str], unit: Unit) -> list[str]:
+    """The sentences of a line that a correction strikes: those it corrects on their own, and those
+    saying a value one of them loses ("I entered 860 as the cost." beside an echo of it that names
+    the form): a value replaced is replaced wherever the line says it. A value the correction
+    says itself is no value it replaces."""
+    said = fact_body(unit.fact or unit.text)
+    gone = [v for s in hit for v in values(nlp.parse_one(s, entities=False)) if not mentions(said, v.text)]
+    return [s for s in sentences if s in hit or any(same_value(v, g) for v in values(nlp.parse_one(s, entities=False))
+                                                    for g in gone)]
 
 
 def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
@@ -167,8 +180,8 @@ def _unnamed(new: Value, was: Value, held: list[Value], item: Item) -> bool:
     what moves; a day already past is not). Amounts have their own test."""
     if new.kind == "number":
         return _unnamed_amount(new, was, held)
-    if new.slot:
-        return False
+    if new.slot and was.slot:
+        return False  # each names what it is the date of, and they differ
     same = [v for v in held if v.kind == new.kind]
     if new.kind == "date":
         said = item.when
@@ -185,7 +198,7 @@ def _unnamed_amount(new: Value, was: Value, held: list[Value]) -> bool:
         return False
     if not new.slot <= was.slot:
         return False  # "the hall fits 250" and "we invite 300": what is done to each differs
-    if sum(1 for v in held if v.kind == "number" and not v.counted) != 1:
+    if len({v.norm for v in held if v.kind == "number" and not v.counted}) != 1:  # said twice is one amount
         return False
     low, high = sorted((abs(new.norm[0]), abs(was.norm[0])))
     return low > 0 and high <= 2 * low

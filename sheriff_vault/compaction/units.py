@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from sheriff_vault import nlp, timewin
+from sheriff_vault.compaction.english.supersede import CHANGE_VERBS
 from sheriff_vault.compaction.english.units import (
     ACKNOWLEDGING,
     COMPLETING,
@@ -399,11 +400,15 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
     """A sentence made only of everyday words ("That is how it goes sometimes"), of cheering or
     sympathy ("Congratulations!", "Sounds tough.": nothing beyond interjections and evaluative
     adjectives) or of an evaluation ("Good progress.") tells memory nothing; one with a number, a
-    name, an uncommon word or three content words does. A greeting word is no content of its own
-    ("Have a good evening"); a bare participle acknowledges ("Noted.", "Updated.")."""
+    name, an uncommon word, three content words or a verb of change with words of its own does. A
+    greeting word is no content of its own ("Have a good evening"); a bare participle acknowledges
+    ("Noted.", "Updated.")."""
     toks = list(nlp.parse_one(sent)) if toks is None else toks
     if re.search(r"\d", sent):
         return True
+    if any(t.pos_ == "VERB" and t.lemma_.lower() in CHANGE_VERBS and any(not c.is_punct for c in t.children)
+           for t in toks):
+        return True  # "they shifted it two days later"; a bare "Updated." acknowledges
     words_said = [t for t in toks if t.is_alpha]
     if len(words_said) == 1 and sent.rstrip().endswith("!"):
         return False  # a one-word exclamation ("Pic!", "Wow!") reacts; it states nothing

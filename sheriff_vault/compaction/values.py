@@ -179,7 +179,8 @@ def _slot(tok: Token) -> frozenset[str]:
         head = head.head
         if head.pos_ in _SLOT_POS and head.dep_ in ("nsubj", "nsubjpass", "ROOT"):
             return frozenset(words | _noun(head))
-    if head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS and tok.dep_ == "dobj":
+    if head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS and tok.dep_ == "dobj" \
+            and not _restates(head, tok):
         words.add(head.lemma_.lower())  # "they quoted 2,400": what was quoted
     for deps in (("nsubj", "nsubjpass"), ("dobj",)):
         nouns = [c for c in head.children if c.dep_ in deps and c.pos_ in _SLOT_POS and c.i != tok.i
@@ -187,6 +188,14 @@ def _slot(tok: Token) -> frozenset[str]:
         if nouns:
             return frozenset(words.union(*(_noun(c) for c in nouns)))
     return frozenset(words)
+
+
+def _restates(verb: Token, value: Token) -> bool:
+    """A verb with a pronoun object besides the value ("make that 2,450", "call it 40") sets what
+    the pronoun stands for, a value said before: the verb is no slot of its own. The tagger reads a
+    demonstrative before a number as a conjunction at times, so "that" and "this" count by form."""
+    return any(c.i != value.i and c.dep_ in ("dobj", "dative") and (c.pos_ == "PRON" or c.lower_ in ("that", "this"))
+               for c in verb.children)
 
 
 def _noun(tok: Token) -> set[str]:
@@ -279,12 +288,17 @@ def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
     old = next((t for t in doc if t.idx >= at and t.pos_ in _SLOT_POS), None)
     if old is None:
         return None
+    while old.dep_ == "compound" and old.head.i != old.i:  # "the Station Inn Hotel": the phrase's head
+        old = old.head
     head = old.head
     while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head.i != head.i:
         head = head.head
     if not (head.pos_ in _SLOT_POS and head.idx < cue):
         before = [c for c in head.children if c.idx < cue and c.pos_ in _SLOT_POS
                   and (c.dep_ == old.dep_ or c.dep_ in _ROLES or c.dep_.startswith("nsubj"))]
+        if old.dep_ == "pobj":  # "now at X instead of Y": Y's place is a preposition's object, as X's is
+            before = [o for c in head.children if c.pos_ == "ADP" and c.idx < cue for o in c.children
+                      if o.dep_ == "pobj" and o.pos_ in _SLOT_POS and o.idx < cue][:1] or before
         if not before:
             return None
         head = before[-1]
@@ -336,10 +350,21 @@ def said_changed(doc: Doc, value: Value) -> bool:
         return False
     for word in (anchor.root, *anchor.root.ancestors):
         if word.lower_ in _DIRECTIONS or word.pos_ in ("VERB", "AUX") and (
-                word.lemma_.lower() in CHANGE_VERBS or any(c.lower_ in _DIRECTIONS for c in word.children)):
+                word.lemma_.lower() in CHANGE_VERBS or _goes_up_or_down(word)):
             return True  # "moved to", "went up to", "is down to", "down to 38"
     verb = _clause(anchor.root)
     return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
+
+
+def _goes_up_or_down(verb: Token) -> bool:
+    """A verb with "up" or "down" says a value moved ("went up to 32", "dropped down 20 percent"),
+    unless where it goes is a place: "cycle up to Bergen" is a journey, whatever numbers its clause holds."""
+    ways = [c for c in verb.children if c.lower_ in _DIRECTIONS]
+    if not ways:
+        return False
+    goals = [g for w in (verb, *ways) for c in w.children if c.dep_ == "prep" and c.lower_ == "to"
+             for g in c.children if g.dep_ == "pobj"]
+    return not goals or any(t.like_num for g in goals for t in g.subtree)
 
 
 def _clause(tok: Token) -> Token:

@@ -15,8 +15,9 @@ HEDGES = Words(
 
 ASSENT = Words(
     "assent",
-    frozenset({"yes", "yeah", "yep", "yup", "correct", "exactly"}),
-    "interjections and adjectives by which a speaker answers a yes-no question in the affirmative",
-    examples=("yes", "yep", "correct"),
+    frozenset({"yes", "yeah", "yep", "yup", "ye", "yea", "aye", "correct", "exactly"}),
+    "interjections and adjectives by which a speaker answers a yes-no question in the affirmative, with "
+    "the spellings chat and dialect give 'yes'",
+    examples=("yep", "correct", "ye", "aye"),
     counter=("no", "nope", "maybe"),
 )
