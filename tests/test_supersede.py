@@ -442,7 +442,7 @@ def test_a_currency_word_measures_a_value_and_counts_nothing():
     ("Lena: Boiler: the plumber's quote for a new valve: 180 eur", "Boiler valve: it's 2,150 now.", False),
     ("Lena: The garden fence is 40 metres.", "The garden fence, it's 52 now.", False),  # 40 metres counts metres
     # "make that X" restates what "that" stands for: the verb is no slot, so the one amount of a line
-    # about the same claim is replaced; said twice on that line, by the person and an echo, it is one amount
+    # about the same form is replaced; said twice on that line, by the person and an echo, it is one amount
     ("Lena: Warranty form: I entered 860 as the repair cost. (Assistant: Form sent, repair cost 860 EUR.)",
      "On the warranty form: actually make that 915.", True),
     ("Lena: Warranty form: I entered 860 as the repair cost, and 120 for the call-out.",
@@ -520,7 +520,7 @@ def test_a_verb_with_a_pronoun_object_besides_the_value_names_no_slot():
 
 
 def test_a_line_loses_every_sentence_saying_the_value_a_correction_replaces(tmp_path: Path):
-    """One sentence of a line is corrected on its own (it names the claim); another says the same old
+    """One sentence of a line is corrected on its own (it names the form); another says the same old
     amount without naming it: both are struck, and the sentence about something else stays current."""
     later = T0 + dt.timedelta(days=3)
     old = ("Lena: I entered 860 as the repair cost. The warranty form went off with 860 EUR as the cost. "
