@@ -554,6 +554,8 @@ def test_a_moved_date_replaces_an_unnamed_date_on_a_line_about_the_same_thing(tm
     ("It went down 20 percent.", True),
     # "up to" a place is a journey: the times in its clause did not change
     ("We cycle up to Bergen on Friday, check-in 2 till 4, so we set off at 7.", False),
+    # the values are what turns up, the verb's subject: "show up" moves nothing
+    ("If we run it longer, lifts of about 11 percent will show up.", False),
 ])
 def test_up_or_down_says_a_value_moved_unless_it_goes_to_a_place(text: str, changed: bool):
     from sheriff_vault import nlp
@@ -572,3 +574,20 @@ def test_a_one_liner_cut_short_on_a_struck_part_keeps_what_comes_before_it():
     gone = "the Mill Studio, near Hexham 10am to noon"
     assert one_liner[: _cut_short_at(one_liner, gone)].strip() == "New order: 40 mugs for the choir, Friday 12 June,"
     assert _cut_short_at("New order at the Mill Studio, Friday 12 June", gone) is None
+
+
+@pytest.mark.parametrize("old,new,strikes", [
+    # a contrast in words strikes a line about the same thing ("shed"), or one naming the old name
+    ("Lena: Shed paint: sage green, two tins.", "Shed: not sage green but dark blue.", True),
+    ("Lena: The leaving drinks are at the Swan.", "Drinks are at the Crown instead of the Swan.", True),
+    # an uncommon word names one thing wherever it is said
+    ("Lena: Taking ibuprofen three times a day.", "The GP put me on naproxen instead of ibuprofen.", True),
+    # ... not any line that happens to use its common word: a way of pricing is no value of a gift
+    ("Lena: Every autumn I bring a box of biscuits for each teacher.",
+     "Sell them at one fixed price rather than box by box.", False),
+])
+def test_a_contrast_in_words_strikes_only_a_line_about_the_same_thing(tmp_path: Path, old: str, new: str,
+                                                                     strikes: bool):
+    later = T0 + dt.timedelta(days=2)
+    topic = topic_with(tmp_path, ("t1", old, T0))
+    assert bool(said_later(topic, "t9", new, later, "2026-03-11")) is strikes

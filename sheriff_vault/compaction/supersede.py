@@ -33,7 +33,7 @@ from sheriff_vault.compaction.values import (
     values,
 )
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.text import content_words, rarity, stem
 
 if TYPE_CHECKING:
 
@@ -123,8 +123,11 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     for new, old in pairs:
         for item in older:
             if item not in found and mentions(item.text, old) and not mentions(item.text, new) and (
-                    numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
-                    or _shares_slot(text, item.text, old) or _shares_words(text, item.text)):
+                    _worded(old) and (_named(old) or rarity(old) >= UNCOMMON
+                                      or _shares_words(_without(text, new, old), item.text))
+                    or not _worded(old) and (
+                        numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
+                        or _shares_slot(text, item.text, old) or _shares_words(text, item.text))):
                 found.append(item)
     if found:
         return found
@@ -226,6 +229,26 @@ def _shares_words(text: str, item: str) -> bool:
     def nouns(t: str) -> set[str]:
         return {stem(w) for w in content_words(t) if w.lower() not in MONTHS and w.lower() not in WEEKDAYS}
     return bool(nouns(text) & nouns(fact_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
+
+
+def _worded(value: str) -> bool:
+    """A value said in words, not a number or a date ("sage green", "the hostel", "Pepa")."""
+    return not any(c.isdigit() for c in value)
+
+
+UNCOMMON = 2.0  # rarity (text.rarity) from which a word names one thing wherever it is said ("ibuprofen", not "book")
+
+
+def _named(value: str) -> bool:
+    """A name ("Station Inn", "Pepa"): mentioned anywhere, it is that thing."""
+    return any(w[:1].isupper() for w in value.split())
+
+
+def _without(text: str, *phrases: str) -> str:
+    """`text` without the phrases of a contrast: what else it says the line must share."""
+    for phrase in phrases:
+        text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def _with_unit(text: str, value: str) -> bool:

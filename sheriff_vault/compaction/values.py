@@ -348,10 +348,13 @@ def said_changed(doc: Doc, value: Value) -> bool:
     anchor = doc.char_span(value.start, value.end, alignment_mode="expand")
     if anchor is None:
         return False
+    came = anchor.root  # the word below `word` on the way up: how the value hangs on it
     for word in (anchor.root, *anchor.root.ancestors):
         if word.lower_ in _DIRECTIONS or word.pos_ in ("VERB", "AUX") and (
-                word.lemma_.lower() in CHANGE_VERBS or _goes_up_or_down(word)):
-            return True  # "moved to", "went up to", "is down to", "down to 38"
+                word.lemma_.lower() in CHANGE_VERBS
+                or _goes_up_or_down(word) and not came.dep_.startswith("nsubj")):
+            return True  # "moved to", "went up to", "is down to", "down to 38"; not "lifts of 12% show up"
+        came = word
     verb = _clause(anchor.root)
     return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
 
