@@ -72,7 +72,9 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
     that alright?"), that the person confirms. Answered yes without the value: the change is a fact,
     said by the assistant and confirmed, citing both turns. Answered with the new value said again
     ("the 20th, fine"): the person's own line is the change, and carries the old value it replaces.
-    `kept`: the talk's units so far (a statement kept as a fact of its own is marked, not repeated)."""
+    A value the assistant proposes to keep ("Shall I record the rate as £18?") that the person takes
+    is a fact of its own ("The rate is £18."). `kept`: the talk's units so far (a statement kept as a
+    fact of its own is marked, not repeated)."""
     out: list[Unit] = []
     by_turn: dict[str, list[Unit]] = {}
     for unit in kept:
@@ -88,12 +90,9 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
         proposed = _proposal(said[-1])
         if proposed is not None:
             if _agrees(answer.content, proposed[1]):
-                for unit in make_units([replace(question, content=f"{proposed[0]} is {proposed[1]}.")], "UTC", set()):
-                    unit.turn = question
-                    unit.echoes.append(answer.id)
-                    if changes_a_value(said[-1]):  # "... as your start time from now on?": it replaces one
-                        unit.flags.add("correction")
-                    out.append(unit)
+                made = make_units([replace(question, content=f"{proposed[0]} is {proposed[1]}.")], "UTC", set())
+                # "... as your start time from now on?": it replaces one
+                out += _confirmed(made, question, answer, correction=changes_a_value(said[-1]))
             continue
         asked = said[-1].rstrip().rstrip(" ?") + "."
         for statement in [asked, *said[-2:-1]]:
@@ -107,14 +106,23 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
                 continue
             if _assents(answer.content) and not info(statement)[0] & info(answer.content)[0]:
                 stated = [u for u in by_turn.get(question.id, []) if value_pairs(u.text) == pairs]
-                for unit in stated or make_units([replace(question, content=statement)], "UTC", set()):
-                    unit.turn = question
-                    unit.echoes.append(answer.id)
-                    unit.flags.add("correction")
-                    if not stated:
-                        out.append(unit)
+                made = _confirmed(stated or make_units([replace(question, content=statement)], "UTC", set()),
+                                  question, answer, correction=True)
+                if not stated:
+                    out += made
             break
     return out
+
+
+def _confirmed(units: list[Unit], question: Turn, answer: Turn, correction: bool) -> list[Unit]:
+    """`units`, said by the assistant in `question`, as confirmed by the person's `answer`: they
+    cite both turns, and a confirmed change is a correction."""
+    for unit in units:
+        unit.turn = question
+        unit.echoes.append(answer.id)
+        if correction:
+            unit.flags.add("correction")
+    return units
 
 
 def _proposal(question: str) -> tuple[str, str] | None:

@@ -122,12 +122,8 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
     found: list[Item] = []
     for new, old in pairs:
         for item in older:
-            if item not in found and mentions(item.text, old) and not mentions(item.text, new) and (
-                    _worded(old) and (_named(old) or rarity(old) >= UNCOMMON
-                                      or _shares_words(_without(text, new, old), item.text))
-                    or not _worded(old) and (
-                        numeric(old) is None or len(older) <= 3 or _specific(old) or _with_unit(item.text, old)
-                        or _shares_slot(text, item.text, old) or _shares_words(text, item.text))):
+            if item not in found and mentions(item.text, old) and not mentions(item.text, new) \
+                    and _the_value_of(item.text, old, new, text, len(older)):
                 found.append(item)
     if found:
         return found
@@ -229,6 +225,17 @@ def _shares_words(text: str, item: str) -> bool:
     def nouns(t: str) -> set[str]:
         return {stem(w) for w in content_words(t) if w.lower() not in MONTHS and w.lower() not in WEEKDAYS}
     return bool(nouns(text) & nouns(fact_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
+
+
+def _the_value_of(item: str, old: str, new: str, text: str, older: int) -> bool:
+    """Whether `old`, named by the correction `text` as replaced by `new`, is in `item` the value
+    replaced, not a word or number that happens to stand there too: in words, a name, an uncommon
+    word, or a line sharing another word with the correction; a date; a number that is specific,
+    said with its unit or slot, or on a line about the same thing (or one of few older lines)."""
+    if _worded(old):
+        return _named(old) or rarity(old) >= UNCOMMON or _shares_words(_without(text, new, old), item)
+    return (numeric(old) is None or older <= 3 or _specific(old) or _with_unit(item, old)
+            or _shares_slot(text, item, old) or _shares_words(text, item))
 
 
 def _worded(value: str) -> bool:
