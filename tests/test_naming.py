@@ -238,3 +238,20 @@ def test_a_general_or_family_noun_titles_nothing_in_the_plural_either(phrase: st
     from sheriff_vault.compaction.naming import _quality
 
     assert _quality(phrase) == 0.0, phrase
+
+
+def test_frames_parsed_in_one_batch_read_as_each_parsed_alone():
+    """name_subject parses the frames of all its candidate phrases in one batch (one pipeline call
+    a phrase cost more than the parses); each must read exactly as it does parsed on its own."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction import naming
+
+    forms = ["garden shed", "summer", "Lake Como", "deck oven", "weekend", "rounds"]
+    naming._frame_ahead(forms)
+    alone = nlp.pipeline()
+    for form in forms:
+        text = naming._frame(form)
+        batched = nlp.parse_one(text)
+        single = alone(text)
+        assert [(t.text, t.pos_, t.tag_, t.dep_, t.head.i, t.ent_type_) for t in batched] == \
+            [(t.text, t.pos_, t.tag_, t.dep_, t.head.i, t.ent_type_) for t in single]

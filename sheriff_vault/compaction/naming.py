@@ -20,7 +20,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -86,6 +86,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         first.add(key)
     intro_keys = {" ".join(stem(w.lower()) for w in form.split()) for form in intro}
     other_bags = [_phrase_keys(tuple(o), frozenset(ignore)) for o in others]
+    _frame_ahead([forms[key].most_common(1)[0][0] for key in counts])
     scored: list[tuple[float, str]] = []
     n = max(1, len(texts))
     for key, said_in in counts.items():
@@ -594,11 +595,25 @@ def _quality(form: str) -> float:
 _FRAME = "We talked about the "
 
 
+def _frame(text: str) -> str:
+    return f"{_FRAME}{text} yesterday."
+
+
 def _framed(text: str) -> Span | None:
     """`text` read as a thing talked about, in a neutral frame: how a phrase found away from its
     sentence (or one whose sentence misled the tagger) is parsed."""
-    doc = nlp.parse_one(f"{_FRAME}{text} yesterday.")
+    doc = nlp.parse_one(_frame(text))
     return doc.char_span(len(_FRAME), len(_FRAME) + len(text), alignment_mode="expand")
+
+
+def _frame_ahead(forms: Iterable[str]) -> None:
+    """Parse in one batch the frames `_quality` will read for `forms`: a subject has hundreds of
+    candidate phrases, and one pipeline call per phrase cost more than the parses themselves."""
+    forms = list(forms)
+    texts = [form for form in forms if form not in _KIND]
+    texts += [form.lower() for form in forms if len(form.split()) == 1]  # _a_time reads a lone word lower-cased
+    if texts:
+        nlp.parse(_frame(text) for text in dict.fromkeys(texts))
 
 
 @functools.lru_cache(maxsize=KINDS_KEPT)
