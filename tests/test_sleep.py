@@ -270,7 +270,11 @@ def test_a_one_liner_sums_up_its_own_subject_with_current_values(slept):
 def test_the_lines_a_sleep_writes_are_embedded_before_the_refresh_that_indexes_them(tmp_path: Path):
     """A sleep embeds the lines it writes while it writes them (Index.prefetch): the refresh that
     indexes its files afterwards (a daemon's, once the sleep has answered) finds every vector in
-    the cache, and each is the model's own vector of what search embeds for that line."""
+    the cache, and each is the model's own vector of what search embeds for that line. A line that
+    is its fact's sentence as said keeps the vector the sleep gave that fact: the model runs once
+    for it, not twice."""
+    import collections
+
     import numpy as np
 
     from sheriff_vault.compaction.compact import sleep
@@ -281,6 +285,14 @@ def test_the_lines_a_sleep_writes_are_embedded_before_the_refresh_that_indexes_t
     vault = init_vault(tmp_path / "vault").vault
     index = Index(vault)
     written: list[str] = []
+    encoded: collections.Counter[str] = collections.Counter()
+    model_encode = index.embedder.encode
+
+    def counting(texts, workers=1):
+        encoded.update(texts)
+        return model_encode(texts, workers=workers)
+
+    index.embedder.encode = counting
     try:
         result = sleep(vault, read_file(EXAMPLE), now=dt.datetime(2026, 2, 20, 3, 31, tzinfo=dt.UTC),
                        index=index, reindex=written.extend)
@@ -296,6 +308,9 @@ def test_the_lines_a_sleep_writes_are_embedded_before_the_refresh_that_indexes_t
         rows = cache.lookup([index.embedder.key(t) for t in texts])
         assert len(rows) == len(set(texts))
         cached = cache.matrix(np.array([rows[index.embedder.key(t)] for t in texts]))
-        assert np.array_equal(cached, index.embedder.encode(texts))
+        assert np.array_equal(cached, model_encode(texts))
+        said = {t.content for t in read_file(EXAMPLE)}
+        as_said = [t for t in texts if any(t in turn for turn in said)]
+        assert len(as_said) >= 3 and all(encoded[t] == 1 for t in as_said)
     finally:
         index.close()

@@ -315,3 +315,51 @@ def test_the_texts_a_sleep_embeds_ahead_are_those_the_index_embeds_for_a_topic(t
     for topic in topics:
         docs = topic_docs(topic)
         assert embedded_texts(topic) == [embed_text(doc, docs.topic) for doc in docs.docs]
+
+
+def test_a_prefetch_keeps_the_vectors_it_is_handed_and_embeds_only_the_rest(tmp_path):
+    """Index.prefetch(known=...): a sleep hands over the vectors it already has for some lines (a
+    fact whose line is its sentence as said); those go into the cache as they are, and the model
+    runs only for the others."""
+    from conftest import use_hash_embedder
+
+    from sheriff_vault.store.vault import init_vault
+
+    vault = use_hash_embedder(init_vault(tmp_path / "vault").vault)
+    _roof(vault, ["The roofer quoted 2,400 EUR for the shed roof."])
+    index = Index(vault)
+    try:
+        index.refresh()
+        handed, other = "The gutter goes in on Monday.", "The tiles come from the yard."
+        given = index.embedder.encode(["a vector no model would give this line"])[0]
+        ran: list[str] = []
+
+        def model(texts: list[str]) -> np.ndarray:
+            ran.extend(texts)
+            return index.embedder.encode(texts)
+
+        index.prefetch([handed, other], model, known={handed: given})
+        index.settle_prefetch()
+        assert ran == [other]
+        cache = index.vectors()
+        rows = cache.lookup([index.embedder.key(handed)])
+        assert np.array_equal(cache.matrix(np.array([rows[index.embedder.key(handed)]]))[0], given)
+    finally:
+        index.close()
+
+
+def test_a_sleep_knows_when_its_vectors_stood_in_for_the_model():
+    """SafeEncoder falls back to hash vectors when the model fails, and says so: a sleep then hands
+    none of its vectors to the index's cache, which keeps only the model's."""
+    from sheriff_vault.errors import VaultError
+    from sheriff_vault.index.embed import HashEmbedder, safe_encoder
+
+    class Failing(HashEmbedder):
+        def encode(self, texts, workers=1):
+            raise VaultError("the model will not load")
+
+    working = safe_encoder(HashEmbedder())
+    assert working(["The boiler is serviced in May."]).shape[0] == 1 and not working.stood_in
+    failing = safe_encoder(Failing())
+    assert failing(["The boiler is serviced in May."]).shape[0] == 1 and failing.stood_in
+    assert safe_encoder(None).stood_in

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,7 +35,7 @@ from sheriff_vault.compaction.merge import (
     targets_from,
 )
 from sheriff_vault.compaction.naming import name_candidates
-from sheriff_vault.compaction.parts import Candidate, Change, Extraction, Guarded
+from sheriff_vault.compaction.parts import Candidate, Change, Extraction, Guarded, Unit
 from sheriff_vault.compaction.prior import PriorTopic, nearest, prior_topics
 from sheriff_vault.compaction.progress import in_progress, skill_refs
 from sheriff_vault.compaction.result import SleepResult
@@ -64,6 +64,10 @@ log = logging.getLogger("sheriff_vault.sleep")
 Extractor = Callable[..., Extraction]
 
 
+# what a sleep hands the index of the lines it will write: their texts, and the vectors it already has
+Prefetch = Callable[[list[str], Mapping[str, np.ndarray]], object]
+
+
 class IndexView(Protocol):
     """What a sleep reads from the index: an Index of its own, or the watch daemon's (which holds
     it between requests; daemon/sleeping.py)."""
@@ -76,7 +80,7 @@ class IndexView(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray | None: ...
 
-    def prefetch(self, texts: Iterable[str]) -> None: ...
+    def prefetch(self, texts: Iterable[str], *, known: Mapping[str, np.ndarray] | None = None) -> None: ...
 
     def settle_prefetch(self) -> None: ...
 
@@ -158,12 +162,17 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
          index: IndexView, result: SleepResult, reindex: Callable[[list[str]], object]) -> SleepResult:
     """Plan everything in memory, then write and commit it as one journaled change."""
     guarded = _guard(part, tail, result)
-    encode = safe_encoder(index.embedder)
+    safe = safe_encoder(index.embedder)
+    encode: Encode = safe
     if extractor == "offline":  # the model embeds the exchanges while the index is read
         encode = ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
-    extraction = _extract(vault, extractor, guarded, now, encode, snap, None if dry_run else index.prefetch)
+
+    def prefetch(texts: list[str], known: Mapping[str, np.ndarray]) -> None:
+        index.prefetch(texts, known={} if safe.stood_in else known)  # never a stand-in's vectors
+
+    extraction = _extract(vault, extractor, guarded, now, encode, snap, None if dry_run else prefetch)
     first = part[0].at or now
     conv_rel = f"conversations/{first:%Y/%m/%d}/{first:%H%M%S}-{result.sleep_id}.md"
     changes, _ = _plan(vault, extraction, snap, conv_rel, now, vault.config, vault.config.timezone)
@@ -173,7 +182,8 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     for change in changes.values():
         change.topic.sync_related(names, moved)
     if not dry_run:  # what the index will embed of the files, embedded while they are written
-        index.prefetch(_searched_texts(changes))
+        units = [u for c in extraction.candidates for u in c.units]
+        index.prefetch(_searched_texts(changes), known={} if safe.stood_in else _said_vectors(units))
     extraction.in_progress.topic_id = _progress_topic(extraction, changes, index)
     result.subjects, result.in_progress = extraction.subjects, extraction.in_progress
     result.placement = _placement(extraction, changes)
@@ -274,7 +284,7 @@ def _guard(part: list[Turn], tail: list[Turn], result: SleepResult) -> Guarded:
 
 
 def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, encode: Encode,
-             snap: Snapshot, prefetch: Callable[[list[str]], object] | None = None) -> Extraction:
+             snap: Snapshot, prefetch: Prefetch | None = None) -> Extraction:
     if extractor == "openai":
         from sheriff_vault.compaction.extract_openai import extract_openai
 
@@ -288,13 +298,14 @@ def _extract(vault: Vault, extractor: str, guarded: Guarded, now: dt.datetime, e
 
 def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC",
             known_skills: Sequence[str] = (), prior: Sequence[PriorTopic] = (),
-            prefetch: Callable[[list[str]], object] | None = None) -> Extraction:
+            prefetch: Prefetch | None = None) -> Extraction:
     """The offline read of the compacted slice `turns`, stage by stage: place its turns into subjects
     (against the vault's topics, `prior`, which a subject may continue), parse them into facts, fold
     the assistant's echoes into them, group the facts by subject, title each, and read whether work
     was left unfinished. `tail` only informs mid-task state and skill refs. `prefetch` is handed the
-    text search will embed for each fact's line, once the facts' own vectors are in: the index
-    embeds them while the facts are titled and written (IndexView.prefetch)."""
+    text search will embed for each fact's line, once the facts' own vectors are in, and those
+    vectors where a line is its fact's sentence as said: the index embeds the rest while the facts
+    are titled and written (IndexView.prefetch)."""
     trace: list[dict] = []
     found = find_subjects(turns, encode, prior, trace)
     continued = {s.existing for s in found if s.existing}
@@ -307,12 +318,18 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC"
         read_ahead(units)
     cands = candidates(units, found, encode) if units else []
     if prefetch is not None and units:
-        prefetch([searchable(u.fact or u.text) for u in units])
+        prefetch([searchable(u.fact or u.text) for u in units], _said_vectors(units))
     name_candidates(cands, turns, prior, encode)
     total = sum(c.salience for c in cands) or 1.0
     subjects = [{"hint": c.name, "salience": round(c.salience / total, 4), "units": len(c.units),
                  "turns": c.turn_ids[:12]} for c in sorted(cands, key=lambda c: -c.salience)]
     return Extraction(cands, in_progress(turns + tail), skill_refs(turns + tail, known_skills), subjects, trace)
+
+
+def _said_vectors(units: list[Unit]) -> dict[str, np.ndarray]:
+    """The vectors sleep gave its facts, by their sentences as said: a line that is one of them
+    needs no other."""
+    return {u.text: u.vec for u in units if u.vec is not None}
 
 
 def _known_topics(snap: Snapshot, part: list[Turn], encode: Encode) -> list[PriorTopic]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,12 +69,12 @@ class DaemonIndex:
     def embed_query(self, text: str) -> np.ndarray | None:
         return self.index.embed_query(text)
 
-    def prefetch(self, texts: Iterable[str]) -> None:
+    def prefetch(self, texts: Iterable[str], *, known: Mapping[str, np.ndarray] | None = None) -> None:
         """The lines the sleep will write, embedded into the cache while it goes on, on one thread
         (the sleep itself needs the other core, and waits for none of them): the daemon's refresh
         after the sleep then finds them (Index.prefetch)."""
         with self.work:
-            self.index.prefetch(texts)
+            self.index.prefetch(texts, known=known)
 
     def settle_prefetch(self) -> None:
         """Nothing to wait for before the sleep commits: the daemon indexes the commit itself (its

@@ -272,16 +272,24 @@ def ahead(encode: Encode, texts: list[str]) -> Encode:
     return call
 
 
-def safe_encoder(embedder: Embedder | None) -> Encode:
+class SafeEncoder:
     """Encode with `embedder`, or with hash_vectors when there is none or its model will not load:
-    sleep must work (cruder) without a model."""
+    sleep must work (cruder) without a model. `stood_in` says whether any vectors were hash
+    vectors, which no cache of the model's may keep."""
 
-    def encode(texts: list[str]) -> np.ndarray:
-        if embedder is None:
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+        self.stood_in = embedder is None
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        if self.embedder is None:
             return hash_vectors(texts)
         try:
-            return embedder.encode(texts)
+            return self.embedder.encode(texts)
         except VaultError:
+            self.stood_in = True
             return hash_vectors(texts)
 
-    return encode
+
+def safe_encoder(embedder: Embedder | None) -> SafeEncoder:
+    return SafeEncoder(embedder)

@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -270,14 +270,18 @@ class Index:
             self._vectors = VectorCache(self.embeddings_dir, self.embedder.model_id, dim)
         return self._vectors
 
-    def prefetch(self, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray] | None = None) -> None:
+    def prefetch(self, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray] | None = None,
+                 known: Mapping[str, np.ndarray] | None = None) -> None:
         """Embed `texts` into the embedding cache in a background thread, with `encode` (the
         embedder's own by default; never a stand-in like hash vectors, which the cache would keep as
         the model's): the lines a sleep is about to write, so the refresh that indexes them (the
         daemon's, after the sleep has answered) finds their vectors instead of waiting for the
-        model. The vectors are written under the index's lock, as a refresh writes them; prefetches
-        run one after another, and a refresh first waits for those under way."""
+        model. `known`: vectors the same model already gave some of the texts (a fact whose line
+        is its sentence as said), kept as they are. The vectors are written under the index's lock,
+        as a refresh writes them; prefetches run one after another, and a refresh first waits for
+        those under way."""
         wanted = list(dict.fromkeys(texts))
+        known = dict(known or {})
         cache = self.vectors() if wanted and self.embedder is not None and not self._deferring() else None
         if cache is None or self.embedder is None:
             return
@@ -292,8 +296,10 @@ class Index:
                 todo = [(h, t) for h, t in items if h not in have]
                 if not todo:
                     return
-                got = dict(zip([t for _, t in todo], np.asarray(run([t for _, t in todo]), dtype=np.float32),
-                               strict=True))
+                got = {t: np.asarray(known[t], dtype=np.float32) for _, t in todo if t in known}
+                rest = [t for _, t in todo if t not in got]
+                if rest:
+                    got |= dict(zip(rest, np.asarray(run(rest), dtype=np.float32), strict=True))
                 with self.lock():
                     if self._vectors is cache:  # not closed meanwhile
                         cache.ensure(todo, lambda batch: np.stack([got[t] for t in batch]))
