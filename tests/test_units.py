@@ -197,6 +197,24 @@ def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
     assert "on the 30th (30 August 2026)" in bodies[2]
 
 
+@pytest.mark.parametrize(("said", "written"), [
+    # a bare day after a date said with its month name is a day of that month, not the next such day
+    ("The new price starts on the first Thursday in October, which is the 1st.",
+     "The new price starts on the first Thursday in October 2026, which is the 1st (1 October 2026)."),
+    ("In November the choir sings on the 14th.", "In November 2026 the choir sings on the 14th (14 November 2026)."),
+    ("The course ends on 30 September, and the exam is on the 21st.",
+     "The course ends on 30 September 2026, and the exam is on the 21st (21 September 2026)."),
+    ("The next meeting is 24 July, after the vote on the 20th.",
+     "The next meeting is 24 July 2026, after the vote on the 20th (20 July 2026)."),
+    # counter-examples: no month named before it, or a week said instead of a month
+    ("The fitting is on the 19th.", "The fitting is on the 19th (19 June 2026)."),
+    ("We moved last week and the boxes came on the 1st.",
+     "We moved last week (week of 1 June 2026) and the boxes came on the 1st (1 June 2026)."),
+])
+def test_the_nth_after_a_date_said_with_its_month_is_a_day_of_that_month(said, written):
+    assert annotate_times(said, dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.UTC), "UTC")[0] == written
+
+
 def two_people(question: str, answer: str) -> list[str]:
     turns = [Turn("user", question, at("2023-05-08T13:56:00Z"), "D1:1", "Melanie"),
              Turn("user", answer, at("2023-05-08T13:57:00Z"), "D1:2", "Caroline")]

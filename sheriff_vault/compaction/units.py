@@ -553,12 +553,14 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if year:
             edits.append((m.end(), f" {year}"))
             taken.append(m.span())
+    named: dict[int, dt.datetime] = {}  # where a date said with its month ends -> its start, as written out
     for w, prefer in found:
         if any(a <= w.span[0] < b for a, b in taken):
             continue
-        phrase = w.phrase
+        phrase, end = w.phrase, w.span[1]
         if _dated(w, at, tz):
             if not w.relative:
+                named |= _month_named(w, end)
                 continue
             w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
             if w.start is not None:
@@ -583,11 +585,15 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
                 event_day = event_day or w.start
         if w.start is not None and hint is None:
             hint = w.start
+        named |= _month_named(w, end)
     today = at.astimezone(ZoneInfo(tz)).date()
     for m in _NTH.finditer(sent):
         earlier = (said or {}).get(int(m["d"]))
         tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
-        if _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
+        before = [k for k in named if k <= m.start()]
+        if before:  # "the first Thursday in September, which is the 3rd": the month just named
+            day = _in_month(int(m["d"]), named[max(before)].astimezone(ZoneInfo(tz)).date())
+        elif _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
         else:
             day = earlier if earlier is not None and earlier >= today else _day_of_month(int(m["d"]), at, tz, 1)
@@ -662,6 +668,17 @@ def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
         if recent.start is not None and (at - recent.start).days <= RECENT_PAST_DAYS:
             return recent
     return w
+
+
+def _month_named(w: timewin.Window, end: int) -> dict[int, dt.datetime]:
+    """{end: start} for a date said with its month name ("28 August", "the first Thursday in
+    September"), else nothing."""
+    said = w.start is not None and re.search(rf"\b{_MONTH}\b", w.phrase, re.IGNORECASE)
+    return {end: w.start} if said and w.start is not None else {}
+
+
+def _in_month(day: int, of: dt.date) -> dt.date | None:
+    return dt.date(of.year, of.month, day) if day <= calendar.monthrange(of.year, of.month)[1] else None
 
 
 def _day_of_month(day: int, at: dt.datetime, tz: str, step: int) -> dt.date | None:
