@@ -199,8 +199,8 @@ def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
 
 @pytest.mark.parametrize(("said", "written"), [
     # a bare day after a date said with its month name is a day of that month, not the next such day
-    ("The new price starts on the first Thursday in October, which is the 1st.",
-     "The new price starts on the first Thursday in October 2026, which is the 1st (1 October 2026)."),
+    ("The fair moves to the second Saturday in October, the 10th.",
+     "The fair moves to the second Saturday in October 2026, the 10th (10 October 2026)."),
     ("In November the choir sings on the 14th.", "In November 2026 the choir sings on the 14th (14 November 2026)."),
     ("The course ends on 30 September, and the exam is on the 21st.",
      "The course ends on 30 September 2026, and the exam is on the 21st (21 September 2026)."),

@@ -591,7 +591,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         earlier = (said or {}).get(int(m["d"]))
         tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
         before = [k for k in named if k <= m.start()]
-        if before:  # "the first Thursday in September, which is the 3rd": the month just named
+        if before:  # "the last Friday in March, that is the 27th": a day of the month just named
             day = _in_month(int(m["d"]), named[max(before)].astimezone(ZoneInfo(tz)).date())
         elif _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
