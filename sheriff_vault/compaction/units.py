@@ -591,7 +591,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         earlier = (said or {}).get(int(m["d"]))
         tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
         before = [k for k in named if k <= m.start()]
-        if before:  # "the last Friday in March, that is the 27th": a day of the month just named
+        if before:  # "the second Saturday in October, the 10th": a day of the month just named
             day = _in_month(int(m["d"]), named[max(before)].astimezone(ZoneInfo(tz)).date())
         elif _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
@@ -671,8 +671,8 @@ def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
 
 
 def _month_named(w: timewin.Window, end: int) -> dict[int, dt.datetime]:
-    """{end: start} for a date said with its month name ("28 August", "the first Thursday in
-    September"), else nothing."""
+    """{end: start} for a date said with its month name ("28 August", "the second Saturday in
+    October"), else nothing."""
     said = w.start is not None and re.search(rf"\b{_MONTH}\b", w.phrase, re.IGNORECASE)
     return {end: w.start} if said and w.start is not None else {}
 
