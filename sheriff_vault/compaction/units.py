@@ -673,8 +673,7 @@ def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
 def _month_named(w: timewin.Window, end: int) -> dict[int, dt.datetime]:
     """{end: start} for a date said with its month name ("28 August", "the second Saturday in
     October"), else nothing."""
-    said = w.start is not None and re.search(rf"\b{_MONTH}\b", w.phrase, re.IGNORECASE)
-    return {end: w.start} if said and w.start is not None else {}
+    return {end: w.start} if w.start is not None and _MONTH_WORD.search(w.phrase) else {}
 
 
 def _in_month(day: int, of: dt.date) -> dt.date | None:
