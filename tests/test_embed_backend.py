@@ -84,3 +84,37 @@ def test_onnx_vectors_do_not_depend_on_batching():
         assert np.array_equal(embedder.encode(texts, workers=workers), serial)
     assert np.array_equal(embedder.encode(texts[::-1])[::-1], serial)
     assert np.array_equal(np.stack([embedder.encode([t])[0] for t in texts]), serial)
+
+
+@pytest.mark.slow
+def test_onnx_batches_hold_texts_of_like_length_within_a_token_budget():
+    """Many short texts share a batch, long ones few; no batch but a single text's is over the
+    budget, padding included: the model's attention stays small enough for the CPU's cache."""
+    from sheriff_vault.index.onnxmodel import BATCH_TOKENS
+
+    embedder = Embedder()
+    model = embedder.load()
+    if not getattr(model, "parallel_batches", False):
+        pytest.skip(f"the onnx backend is unavailable: {embedder.fallback}")
+    shapes: list[tuple[int, int]] = []
+
+    class Recording:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def run(self, names, feed):
+            shapes.append(feed["input_ids"].shape)
+            return self.inner.run(names, feed)
+
+    texts = [f"fact {i}: the party budget is {i * 10} USD" for i in range(100)] + [TEXTS[3], TEXTS[3][:600]]
+    expected = embedder.encode(texts)
+    session, model.session = model.session, Recording(model.session)
+    try:
+        vectors = embedder.encode(texts)
+    finally:
+        model.session = session
+    assert np.array_equal(vectors, expected)
+    assert sum(rows for rows, _ in shapes) == len(texts)
+    assert shapes[0][1] == 256  # the longest first: the text past the model's cut
+    assert all(rows * width <= BATCH_TOKENS for rows, width in shapes if rows > 1)
+    assert max(rows for rows, _ in shapes) > 10

@@ -37,6 +37,7 @@ EXPORT_FORMAT = 1  # bump when export() changes what it writes
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXPORT_TIMEOUT = 900.0
+BATCH_TOKENS = 512  # per batch, padding included (OnnxMeanPoolingModel.encode)
 
 
 def cache_dir() -> Path:
@@ -154,9 +155,9 @@ class OnnxMeanPoolingModel:
         except (OSError, ValueError):
             pass
         pad = pad["content"] if isinstance(pad, dict) else pad
-        pad_id = self.tokenizer.token_to_id(pad)
+        self.pad_id = self.tokenizer.token_to_id(pad) or 0
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding(pad_id=pad_id if pad_id is not None else 0, pad_token=pad)
+        self.tokenizer.no_padding()  # each batch is padded to its own longest text, in _feed
         options = ort.SessionOptions()
         # Threads as for torch (the daemon sets OMP_NUM_THREADS=1; see daemon/watch.py), and no
         # spinning: on a busy machine spinning idle threads slow everyone down.
@@ -176,40 +177,57 @@ class OnnxMeanPoolingModel:
         return self.hidden
 
     def encode(self, texts: list[str], batch_size: int = 64, workers: int = 1, **_: Any) -> np.ndarray:
-        """`workers` > 1 runs that many batches at once, each on one thread (the session is
-        thread-safe): the daemon embeds a sleep's hundreds of texts this way while the sleep waits.
-        A text's vector does not depend on the batch it shares (tests/test_embed_backend.py), so
-        the batches shrink until every worker has two."""
+        """Texts of like length share a batch of at most `batch_size` texts and BATCH_TOKENS tokens,
+        padding included: a batch's attention then stays in the CPU's cache, and the model takes
+        about half the CPU that batches of 64 took (benchmarks/RESULTS.md, twelfth session).
+        `workers` > 1 runs that many batches at once, each on one thread (the session is
+        thread-safe): the daemon embeds a sleep's hundreds of texts this way while the sleep waits;
+        the batches shrink until every worker has two. A text's vector does not depend on the batch
+        it shares (tests/test_embed_backend.py), so none of this changes a vector."""
         out = np.zeros((len(texts), self.hidden), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # like lengths share a batch: less padding
+        encodings = self.tokenizer.encode_batch(texts)
+        lengths = [len(e.ids) for e in encodings]
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         if workers > 1:
             batch_size = max(1, min(batch_size, -(-len(texts) // (2 * workers))))
-        batches = (self._feed(texts, order[start : start + batch_size]) for start in range(0, len(order), batch_size))
+        batches: list[list[int]] = []
+        start = 0
+        while start < len(order):  # order runs longest first: a batch's first text sets its width
+            take = max(1, min(batch_size, BATCH_TOKENS // max(lengths[order[start]], 1)))
+            batches.append(order[start : start + take])
+            start += take
 
-        def run(rows: list[int], feed: dict[str, np.ndarray]) -> None:
+        def run(rows: list[int]) -> None:
+            feed = self._feed(encodings, rows)
             hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
             mask = feed["attention_mask"][..., None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
             norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             out[rows] = pooled / norms
 
-        if workers > 1 and len(order) > batch_size:
+        if workers > 1 and len(batches) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(workers) as pool:
-                for done in [pool.submit(run, rows, feed) for rows, feed in batches]:
-                    done.result()
+                for future in [pool.submit(run, rows) for rows in batches]:
+                    future.result()
         else:
-            for rows, feed in batches:
-                run(rows, feed)
+            for rows in batches:
+                run(rows)
         return out
 
-    def _feed(self, texts: list[str], rows: list[int]) -> tuple[list[int], dict[str, np.ndarray]]:
-        """The model's inputs for one batch: `texts` at `rows`, tokenized and padded alike."""
-        encs = self.tokenizer.encode_batch([texts[i] for i in rows])
-        return rows, {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-                      "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
-                      "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
+    def _feed(self, encodings: list[Any], rows: list[int]) -> dict[str, np.ndarray]:
+        """The model's inputs for the texts at `rows`, padded to the longest of them."""
+        width = max(len(encodings[i].ids) for i in rows)
+        feed = {"input_ids": np.full((len(rows), width), self.pad_id, dtype=np.int64),
+                "attention_mask": np.zeros((len(rows), width), dtype=np.int64),
+                "token_type_ids": np.zeros((len(rows), width), dtype=np.int64)}
+        for row, i in enumerate(rows):
+            e = encodings[i]
+            feed["input_ids"][row, : len(e.ids)] = e.ids
+            feed["attention_mask"][row, : len(e.ids)] = e.attention_mask
+            feed["token_type_ids"][row, : len(e.ids)] = e.type_ids
+        return feed
 
 
 if __name__ == "__main__":  # the export child: python -m sheriff_vault.index.onnxmodel SOURCE OUT
