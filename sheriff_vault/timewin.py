@@ -30,9 +30,9 @@ _PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night
 _PART_NAMES = {lo: name for name, (lo, _) in _PARTS.items()}
 _REL = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
 _EXAMPLES = ("yesterday, this morning, last night, 3 days ago, a few weeks ago, last week, next month, "
-             "last weekend, since Monday, on Friday, in May, May 2023, 7 May 2023, 2023-05-07, 5/7, "
-             "between May 1 and May 7, the past 7 days, recently, before you slept, since you woke up, "
-             "two sleeps ago")
+             "last weekend, since Monday, on Friday, in May, the first Monday in May, May 2023, 7 May 2023, "
+             "2023-05-07, 5/7, between May 1 and May 7, the past 7 days, recently, before you slept, "
+             "since you woke up, two sleeps ago")
 
 
 def utcnow() -> datetime:
@@ -293,12 +293,41 @@ def _h_named(m: re.Match, c: _Ctx) -> _R:
             d = _weekday(c, wd, {"last": "past", "next": "future"}.get(how, how))
         return (*_days(c, d, d), "day", True)
     mon, y = _MONTHS[g["mon"][:3].lower()], g.get("y")
-    if not y and how == "nearest":  # "her party in June", said in February: this June
-        back, ahead = _month_year(c, mon, "past"), _month_year(c, mon, "future")
-        gap_back = (c.today.year - back) * 12 + c.today.month - mon
-        gap_ahead = (ahead - c.today.year) * 12 + mon - c.today.month
-        return (*_month(c, ahead if gap_ahead < gap_back else back, mon), "month", True)
-    return (*_month(c, int(y) if y else _month_year(c, mon, how), mon), "month", not y)
+    return (*_month(c, int(y) if y else _named_month_year(c, mon, how), mon), "month", not y)
+
+
+def _named_month_year(c: _Ctx, mon: int, how: str) -> int:
+    """The year of a month named without one; "nearest": the closer of the last and the next ("her
+    party in June", said in February: this June)."""
+    if how != "nearest":
+        return _month_year(c, mon, how)
+    back, ahead = _month_year(c, mon, "past"), _month_year(c, mon, "future")
+    gap_back = (c.today.year - back) * 12 + c.today.month - mon
+    gap_ahead = (ahead - c.today.year) * 12 + mon - c.today.month
+    return ahead if gap_ahead < gap_back else back
+
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+             "fifth": 5, "5th": 5, "last": -1}
+
+
+def _h_nth_weekday(m: re.Match, c: _Ctx) -> _R | None:
+    """"the first Thursday in September", "the last Friday of next month": that weekday's first
+    (second, ..., last) day in the month; a month named without a year is the one `prefer` points
+    at, as for the month alone. No such day ("the fifth Monday" of a month with four) is no match."""
+    g = m.groupdict()
+    wd = _WDAYS[g["wd"][:3].lower()]
+    if g.get("mon"):
+        mon, y = _MONTHS[g["mon"][:3].lower()], g.get("y")
+        year = int(y) if y else _named_month_year(c, mon, c.prefer)
+    else:
+        year, mon = _add_months(c.today.year, c.today.month, _REL[g["w"].lower()])
+    days = [day for day in range(1, monthrange(year, mon)[1] + 1) if date(year, mon, day).weekday() == wd]
+    n = _ORDINALS[g["o"].lower()]
+    if n > len(days):
+        return None
+    d = date(year, mon, days[n - 1 if n > 0 else -1])
+    return (*_days(c, d, d), "day", not g.get("y"))
 
 
 def _h_day(m: re.Match, c: _Ctx) -> _R:
@@ -430,7 +459,10 @@ _ENTRIES: list[tuple[str, Handler, str]] = [
     (r"(?:the )?(?:next|coming) <NUM> <SPAN>", _h_rolling(1), POINT),         # the next few days
     (r"(?P<w>last|this|next|previous|coming|current) (?P<u>week|month|year)", _h_rel_unit, POINT),
     (r"(?P<w>last|this|next|coming|the) weekend", _h_weekend, POINT),
-    (r"(?P<w>last|this|next|previous|coming) (?:<WD>|<MON>)", _h_named, POINT),  # last Friday, next May
+    (r"(?:the )?(?P<o>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) <WD> (?:in|of) "
+     r"(?:<MON>(?:,? <Y>)?|(?P<w>this|next|last) month)", _h_nth_weekday, POINT),  # the first Monday in May
+    (r"(?P<w>last|this|next|previous|coming) (?:<WD>|<MON>)(?! (?:of|in) (?:the|each|every) month)",
+     _h_named, POINT),                                                        # last Friday, next May
     (r"recently|lately", _h_loose, POINT),
     (r"the other day", _h_loose, POINT),
     (r"<WD>", _h_named, BARE),                                              # Friday

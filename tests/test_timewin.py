@@ -378,6 +378,24 @@ def test_find_labels() -> None:
     assert w is not None and w.label() == "February 2023"
 
 
+@pytest.mark.parametrize(("text", "phrase", "label"), [
+    # a weekday counted within a month: its first, second, ... or last such day
+    ("the fair is the first Thursday in September", "the first Thursday in September", "7 September 2023"),
+    ("we fly on the last Friday in January", "on the last Friday in January", "27 January 2023"),
+    ("it was the second Saturday of October 2021", "the second Saturday of October 2021", "9 October 2021"),
+    ("book the 3rd Wednesday of next month", "the 3rd Wednesday of next month", "21 June 2023"),
+    ("the last Sunday of this month", "the last Sunday of this month", "28 May 2023"),
+    # counter-examples: no month, a month without that many such days, a habit, a weekday on its own
+    ("the first Friday I was in Berlin", None, None),
+    ("the fifth Monday in February 2023", "in February 2023", "February 2023"),
+    ("payday is the last Friday of the month", None, None),
+    ("we met last Friday in Berlin", "last Friday", "5 May 2023"),
+])
+def test_a_weekday_counted_in_its_month(text: str, phrase: str | None, label: str | None) -> None:
+    w = find(text, iso(N))
+    assert (w.phrase, w.label()) == (phrase, label) if w else phrase is None
+
+
 def test_find_longest_and_prepositions() -> None:
     w = find("it was the day before yesterday, I think", iso(N))
     assert w is not None and w.phrase == "the day before yesterday"
@@ -462,3 +480,11 @@ def test_property_never_crashes(text: str, now: datetime, tz: str, prefer: str, 
     assert all(a.span[1] <= b.span[0] for a, b in zip(found, found[1:], strict=False))
     first = find(text, now, tz, slept_at=slept_at, prefer=prefer, sleeps=sleeps)
     assert first == (found[0] if found else None)
+
+
+def test_every_phrase_an_error_offers_works() -> None:
+    """The phrases a bad phrase's error lists as working each resolve (with three sleeps behind)."""
+    from sheriff_vault.timewin import _EXAMPLES
+
+    for phrase in _EXAMPLES.split(", "):
+        assert resolve(phrase, iso(N), sleeps=[iso(s) for s in SLEEPS]).phrase == phrase

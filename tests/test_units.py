@@ -200,7 +200,7 @@ def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
 @pytest.mark.parametrize(("said", "written"), [
     # a bare day after a date said with its month name is a day of that month, not the next such day
     ("The fair moves to the second Saturday in October, the 10th.",
-     "The fair moves to the second Saturday in October 2026, the 10th (10 October 2026)."),
+     "The fair moves to the second Saturday in October (10 October 2026), the 10th."),
     ("In November the choir sings on the 14th.", "In November 2026 the choir sings on the 14th (14 November 2026)."),
     ("The course ends on 30 September, and the exam is on the 21st.",
      "The course ends on 30 September 2026, and the exam is on the 21st (21 September 2026)."),
@@ -212,6 +212,23 @@ def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
      "We moved last week (week of 1 June 2026) and the boxes came on the 1st (1 June 2026)."),
 ])
 def test_the_nth_after_a_date_said_with_its_month_is_a_day_of_that_month(said, written):
+    assert annotate_times(said, dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.UTC), "UTC")[0] == written
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    # a weekday counted in a month gets its date; its month without a year is the next one unless
+    # the verb says it was
+    ("We fly out on the last Friday in January.", "We fly out on the last Friday in January (29 January 2027)."),
+    ("We flew out on the last Friday in January.", "We flew out on the last Friday in January (30 January 2026)."),
+    ("The gig is the first Saturday of next month.", "The gig is the first Saturday of next month (4 July 2026)."),
+    ("Prices go up from the first Thursday in September, which is the 3rd.",
+     "Prices go up from the first Thursday in September (3 September 2026), which is the 3rd."),
+    # counter-examples: a habit names no day; a plain weekday is read as before
+    ("Payday is the last Friday of the month.", "Payday is the last Friday of the month."),
+    ("The club meets on the first Tuesday of every month.", "The club meets on the first Tuesday of every month."),
+    ("See you next Friday in the office.", "See you next Friday (12 June 2026) in the office."),
+])
+def test_a_weekday_counted_in_a_month_is_written_as_its_date(said, written):
     assert annotate_times(said, dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.UTC), "UTC")[0] == written
 
 

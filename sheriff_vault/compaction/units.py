@@ -58,6 +58,9 @@ _RANGE = re.compile(r"\b(?P<a>\d{1,2})" + _ORDINAL + r"?\s?(?:-|–|to|until|thr
 _FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + _MONTH + r") (?P<y>\d{4})\b", re.IGNORECASE)
 _NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + _ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b" + _MONTH + r"\b", re.IGNORECASE)
+# "the first Thursday in September": a day picked in a month by its weekday, whose date nobody said
+_NTH_WEEKDAY = re.compile(r"\b(?:first|second|third|fourth|fifth|last|[1-5](?:st|nd|rd|th)) (?:"
+                          + "|".join(calendar.day_name) + r")\b", re.IGNORECASE)
 _WHEN = {"DATE", "TIME"}
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
@@ -575,6 +578,9 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         elif w.granularity in ("range", "instant"):
             continue
         else:
+            if prefer == "nearest" and w.relative and _NTH_WEEKDAY.search(phrase) and _MONTH_WORD.search(phrase):
+                # its month without a year, read as a date said by name is
+                w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
                     or _said_beside(sent, phrase, at, tz):
@@ -592,7 +598,10 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
         before = [k for k in named if k <= m.start()]
         if before:  # "the second Saturday in October, the 10th": a day of the month just named
-            day = _in_month(int(m["d"]), named[max(before)].astimezone(ZoneInfo(tz)).date())
+            just = named[max(before)].astimezone(ZoneInfo(tz)).date()
+            day = _in_month(int(m["d"]), just)
+            if day == just and not _MONTH_WORD.search(sent[max(before) : m.start()]):
+                continue  # that day, written out just before it
         elif _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
         else:
@@ -633,7 +642,7 @@ def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
     """A calendar date or month said by name ("27 June", "Saturday 14 February", "in November"),
     not one placed by "next", "last" or a range word: its year is the part said or left open,
     which the two readings of a year left open ("past" and "future") tell apart."""
-    if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase):
+    if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase) or _NTH_WEEKDAY.search(w.phrase):
         return False
     if not w.relative:
         return True
