@@ -440,6 +440,8 @@ _MARKERS = {
 }
 POINT, BARE, TEXT = "point", "bare", "text"  # POINT: stands alone and follows since/before/...;
 # BARE: only after a preposition, or as the whole phrase given to resolve(); TEXT: prepositions and ranges.
+_NTH_WEEKDAY = (r"(?:the )?(?P<o>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) <WD> (?:in|of) "
+                r"(?:<MON>(?:,? <Y>)?|(?P<w>this|next|last) month)")
 _ENTRIES: list[tuple[str, Handler, str]] = [
     (r"\d{4}-\d\d-\d\d(?:T|\s)\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?",  # 2023-05-07T13:56Z
      _h_instant, POINT),
@@ -459,8 +461,7 @@ _ENTRIES: list[tuple[str, Handler, str]] = [
     (r"(?:the )?(?:next|coming) <NUM> <SPAN>", _h_rolling(1), POINT),         # the next few days
     (r"(?P<w>last|this|next|previous|coming|current) (?P<u>week|month|year)", _h_rel_unit, POINT),
     (r"(?P<w>last|this|next|coming|the) weekend", _h_weekend, POINT),
-    (r"(?:the )?(?P<o>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) <WD> (?:in|of) "
-     r"(?:<MON>(?:,? <Y>)?|(?P<w>this|next|last) month)", _h_nth_weekday, POINT),  # the first Monday in May
+    (_NTH_WEEKDAY, _h_nth_weekday, POINT),                                     # the first Monday in May
     (r"(?P<w>last|this|next|previous|coming) (?:<WD>|<MON>)(?! (?:of|in) (?:the|each|every) month)",
      _h_named, POINT),                                                        # last Friday, next May
     (r"recently|lately", _h_loose, POINT),
@@ -510,6 +511,17 @@ def _tables() -> tuple[list, list, list]:
     in_text = [(rx, h) for rx, h, k in compiled if k != BARE]  # what find() looks for in free text
     whole = [(rx, h) for rx, h, _ in compiled]                  # what resolve() accepts as the whole phrase
     return points, in_text, whole
+def counts_weekday(phrase: str) -> bool:
+    """Whether a phrase picks its day by counting a weekday in a month ("the first Thursday in
+    September"): a day nobody said by its date, unlike "Thursday 3 September"."""
+    return _counted().search(phrase) is not None
+
+
+@functools.cache
+def _counted() -> re.Pattern:
+    return _compile(_expand(_NTH_WEEKDAY))
+
+
 _SLEEPY = re.compile(r"\b(?:slept|sleeps?|sleeping|asleep|woke|waking)\b", re.I)
 _SLEEPS_AGO = re.compile(r"\b(\w+(?: of)?)\s+sleeps?\s+ago\b", re.I)
 

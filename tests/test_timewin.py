@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheriff_vault.errors import TimePhraseError
-from sheriff_vault.timewin import Window, find, find_all, parse_instant, resolve, to_iso, utcnow
+from sheriff_vault.timewin import Window, counts_weekday, find, find_all, parse_instant, resolve, to_iso, utcnow
 
 N = "2023-05-08T13:56:00Z"  # a Monday
 SLEPT = "2023-05-08T02:00:00Z"
@@ -378,22 +378,27 @@ def test_find_labels() -> None:
     assert w is not None and w.label() == "February 2023"
 
 
-@pytest.mark.parametrize(("text", "phrase", "label"), [
+@pytest.mark.parametrize(("text", "phrase", "label", "counted"), [
     # a weekday counted within a month: its first, second, ... or last such day
-    ("the fair is the first Thursday in September", "the first Thursday in September", "7 September 2023"),
-    ("we fly on the last Friday in January", "on the last Friday in January", "27 January 2023"),
-    ("it was the second Saturday of October 2021", "the second Saturday of October 2021", "9 October 2021"),
-    ("book the 3rd Wednesday of next month", "the 3rd Wednesday of next month", "21 June 2023"),
-    ("the last Sunday of this month", "the last Sunday of this month", "28 May 2023"),
+    ("the fair is the first Thursday in September", "the first Thursday in September", "7 September 2023", True),
+    ("we fly on the last Friday in January", "on the last Friday in January", "27 January 2023", True),
+    ("it was the second Saturday of October 2021", "the second Saturday of October 2021", "9 October 2021", True),
+    ("book the 3rd Wednesday of next month", "the 3rd Wednesday of next month", "21 June 2023", True),
+    ("the last Sunday of this month", "the last Sunday of this month", "28 May 2023", True),
     # counter-examples: no month, a month without that many such days, a habit, a weekday on its own
-    ("the first Friday I was in Berlin", None, None),
-    ("the fifth Monday in February 2023", "in February 2023", "February 2023"),
-    ("payday is the last Friday of the month", None, None),
-    ("we met last Friday in Berlin", "last Friday", "5 May 2023"),
+    ("the first Friday I was in Berlin", None, None, False),
+    ("the fifth Monday in February 2023", "in February 2023", "February 2023", True),
+    ("payday is the last Friday of the month", None, None, False),
+    ("we met last Friday in Berlin", "last Friday", "5 May 2023", False),
 ])
-def test_a_weekday_counted_in_its_month(text: str, phrase: str | None, label: str | None) -> None:
+def test_a_weekday_counted_in_its_month(text: str, phrase: str | None, label: str | None, counted: bool) -> None:
     w = find(text, iso(N))
     assert (w.phrase, w.label()) == (phrase, label) if w else phrase is None
+    assert counts_weekday(text) == counted
+
+
+def test_a_weekday_with_its_date_is_not_counted() -> None:
+    assert not counts_weekday("Thursday 3 September") and not counts_weekday("on the first of May")
 
 
 def test_find_longest_and_prepositions() -> None:

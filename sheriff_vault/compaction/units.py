@@ -58,9 +58,6 @@ _RANGE = re.compile(r"\b(?P<a>\d{1,2})" + _ORDINAL + r"?\s?(?:-|–|to|until|thr
 _FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + _MONTH + r") (?P<y>\d{4})\b", re.IGNORECASE)
 _NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + _ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b" + _MONTH + r"\b", re.IGNORECASE)
-# "the first Thursday in September": a day picked in a month by its weekday, whose date nobody said
-_NTH_WEEKDAY = re.compile(r"\b(?:first|second|third|fourth|fifth|last|[1-5](?:st|nd|rd|th)) (?:"
-                          + "|".join(calendar.day_name) + r")\b", re.IGNORECASE)
 _WHEN = {"DATE", "TIME"}
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
@@ -578,8 +575,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         elif w.granularity in ("range", "instant"):
             continue
         else:
-            if prefer == "nearest" and w.relative and _NTH_WEEKDAY.search(phrase) and _MONTH_WORD.search(phrase):
-                # its month without a year, read as a date said by name is
+            if prefer == "nearest" and w.relative and timewin.counts_weekday(phrase) and _MONTH_WORD.search(phrase):
+                # a month named without its year: the next, as for a date said by name
                 w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
@@ -642,7 +639,8 @@ def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
     """A calendar date or month said by name ("27 June", "Saturday 14 February", "in November"),
     not one placed by "next", "last" or a range word: its year is the part said or left open,
     which the two readings of a year left open ("past" and "future") tell apart."""
-    if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase) or _NTH_WEEKDAY.search(w.phrase):
+    if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase) \
+            or timewin.counts_weekday(w.phrase):  # "the first Thursday in September": no date said
         return False
     if not w.relative:
         return True
