@@ -511,6 +511,8 @@ def _tables() -> tuple[list, list, list]:
     in_text = [(rx, h) for rx, h, k in compiled if k != BARE]  # what find() looks for in free text
     whole = [(rx, h) for rx, h, _ in compiled]                  # what resolve() accepts as the whole phrase
     return points, in_text, whole
+
+
 def counts_weekday(phrase: str) -> bool:
     """Whether a phrase picks its day by counting a weekday in a month ("the first Thursday in
     September"): a day nobody said by its date, unlike "Thursday 3 September"."""
