@@ -178,8 +178,8 @@ class OnnxMeanPoolingModel:
 
     def encode(self, texts: list[str], batch_size: int = 64, workers: int = 1, **_: Any) -> np.ndarray:
         """Texts of like length share a batch of at most `batch_size` texts and BATCH_TOKENS tokens,
-        padding included: a batch's attention then stays in the CPU's cache, and the model takes
-        about half the CPU that batches of 64 took (benchmarks/RESULTS.md, twelfth session).
+        padding included: a batch's attention then stays in the CPU's cache, and the model takes a
+        fifth to a third less CPU than batches of 64 took (benchmarks/RESULTS.md, twelfth session).
         `workers` > 1 runs that many batches at once, each on one thread (the session is
         thread-safe): the daemon embeds a sleep's hundreds of texts this way while the sleep waits;
         the batches shrink until every worker has two. A text's vector does not depend on the batch
