@@ -65,7 +65,8 @@ def main() -> None:
                 seconds.append(time.process_time() - start)
             same = first is None or np.array_equal(vectors, first)
             first = vectors if first is None else first
-            row.append(f"{budget or '64 texts'}: {statistics.median(seconds):.2f} s{'' if same else ' (vectors differ)'}")
+            differ = "" if same else " (vectors differ)"
+            row.append(f"{budget or '64 texts'}: {statistics.median(seconds):.2f} s{differ}")
         tokens = sum(len(e.ids) for e in model.tokenizer.encode_batch(texts))
         print(f"{kind} ({len(texts)} texts, {tokens} tokens): " + ", ".join(row))
 
