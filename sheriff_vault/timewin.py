@@ -312,7 +312,7 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
 
 
 def _h_nth_weekday(m: re.Match, c: _Ctx) -> _R | None:
-    """"the first Thursday in September", "the last Friday of next month": that weekday's first
+    """"the first Monday in May", "the last Friday of next month": that weekday's first
     (second, ..., last) day in the month; a month named without a year is the one `prefer` points
     at, as for the month alone. No such day ("the fifth Monday" of a month with four) is no match."""
     g = m.groupdict()
@@ -514,8 +514,8 @@ def _tables() -> tuple[list, list, list]:
 
 
 def counts_weekday(phrase: str) -> bool:
-    """Whether a phrase picks its day by counting a weekday in a month ("the first Thursday in
-    September"): a day nobody said by its date, unlike "Thursday 3 September"."""
+    """Whether a phrase picks its day by counting a weekday in a month ("the first Monday in May"):
+    a day nobody said by its date, unlike "Monday 1 May"."""
     return _counted().search(phrase) is not None
 
 

@@ -221,8 +221,8 @@ def test_the_nth_after_a_date_said_with_its_month_is_a_day_of_that_month(said, w
     ("We fly out on the last Friday in January.", "We fly out on the last Friday in January (29 January 2027)."),
     ("We flew out on the last Friday in January.", "We flew out on the last Friday in January (30 January 2026)."),
     ("The gig is the first Saturday of next month.", "The gig is the first Saturday of next month (4 July 2026)."),
-    ("Prices go up from the first Thursday in September, which is the 3rd.",
-     "Prices go up from the first Thursday in September (3 September 2026), which is the 3rd."),
+    ("Fees rise on the first Wednesday in September; that's the 2nd.",
+     "Fees rise on the first Wednesday in September (2 September 2026); that's the 2nd."),
     # counter-examples: a habit names no day; a plain weekday is read as before
     ("Payday is the last Friday of the month.", "Payday is the last Friday of the month."),
     ("The club meets on the first Tuesday of every month.", "The club meets on the first Tuesday of every month."),

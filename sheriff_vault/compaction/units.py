@@ -640,7 +640,7 @@ def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
     not one placed by "next", "last" or a range word: its year is the part said or left open,
     which the two readings of a year left open ("past" and "future") tell apart."""
     if w.granularity not in ("day", "month") or not _MONTH_WORD.search(w.phrase) \
-            or timewin.counts_weekday(w.phrase):  # "the first Thursday in September": no date said
+            or timewin.counts_weekday(w.phrase):  # "the first Monday in May": no date said
         return False
     if not w.relative:
         return True
