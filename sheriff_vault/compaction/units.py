@@ -562,7 +562,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             if not w.relative:
                 named |= _month_named(w, end)
                 continue
-            w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
+            w = _year_left_open(phrase, at, tz, date_prefer)
             if w.start is not None:
                 edits.append((_end_of(sent, phrase), f" {w.start.astimezone(ZoneInfo(tz)).year}"))
         elif w.start is None and w.end is not None:  # a deadline: by, before, until
@@ -576,8 +576,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             continue
         else:
             if prefer == "nearest" and w.relative and timewin.counts_weekday(phrase) and _MONTH_WORD.search(phrase):
-                # a month named without its year: the next, as for a date said by name
-                w = timewin.resolve(phrase, at, tz, prefer="past") if date_prefer == "past" else _ahead(phrase, at, tz)
+                w = _year_left_open(phrase, at, tz, date_prefer)  # its month named without a year
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
                     or _said_beside(sent, phrase, at, tz):
@@ -663,6 +662,12 @@ def _year_of(day: int, month: int, at: dt.datetime, tz: str, prefer: str) -> int
     except Exception:
         return None
     return w.start.astimezone(ZoneInfo(tz)).year if w.start else None
+
+
+def _year_left_open(phrase: str, at: dt.datetime, tz: str, prefer: str) -> timewin.Window:
+    """A date or month named without its year ("3 October", "the first Monday in May"): the last
+    such when the sentence says it happened (`prefer` "past"), else the next (`_ahead`)."""
+    return timewin.resolve(phrase, at, tz, prefer="past") if prefer == "past" else _ahead(phrase, at, tz)
 
 
 def _ahead(phrase: str, at: dt.datetime, tz: str) -> timewin.Window:
