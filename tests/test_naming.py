@@ -255,3 +255,49 @@ def test_frames_parsed_in_one_batch_read_as_each_parsed_alone():
         single = alone(text)
         assert [(t.text, t.pos_, t.tag_, t.dep_, t.head.i, t.ent_type_) for t in batched] == \
             [(t.text, t.pos_, t.tag_, t.dep_, t.head.i, t.ent_type_) for t in single]
+
+
+def test_a_noun_said_after_a_number_is_a_unit_or_a_count_not_the_title():
+    """What a person counts ("45 min", "1,200 litres", "6 volunteers") measures their subject; a number
+    after a noun ("Python 3", "room 12") names the thing and is no count."""
+    texts = ["The pond pump moves 1,200 litres an hour, and the filter takes 45 min to clean.",
+             "We put the pond pump on a timer: 20 min on, 40 min off.",
+             "The new pump is quieter, about 900 litres an hour on the low setting.",
+             "The pond pump cost 180 euro with the hose and 6 volunteers dug the trench."]
+    other = [["The school play is on Friday.", "Tickets for the play sold out."]]
+    title = name_subject(texts, other, set())
+    assert title.name.lower() in ("pond pump", "pump"), title.name
+    for unit in ("min", "litres", "euro", "volunteers"):
+        assert unit not in title.scores, unit
+    uncounted = name_subject(["The pond pump is loud at night.", "The pump needs a new filter.",
+                              "We cleaned the pond pump today."], other, set())
+    assert uncounted.name.lower() in ("pond pump", "pump")
+
+
+def test_a_counted_noun_behind_words_of_praise_is_still_a_count():
+    """"the right crates" adds nothing to "crates" that "200 crates" counts; "apple crates" names a kind."""
+    texts = ["We ordered 200 crates for the farm shop.", "Those are the right crates, 200 of them.",
+             "The farm shop needs 200 crates by Friday.", "The farm shop opens at ten."]
+    title = name_subject(texts, [["My knee hurts after the run."]], set())
+    assert "right crates" not in title.scores and "crates" not in title.scores
+    assert title.name.lower() == "farm shop", title.name
+    kinds = name_subject(["We ordered 200 apple crates.", "The apple crates are stacked in the barn.",
+                          "Two apple crates broke."], [["My knee hurts after the run."]], set())
+    assert kinds.name.lower() == "apple crates", kinds.name
+
+
+@pytest.mark.parametrize("sentence,noun,counted", [
+    ("The backup copies 60 MB/min over the VPN.", "min", True),
+    ("The fee was 19.80 euro in the end.", "euro", True),
+    ("We have 4 classes on Tuesdays.", "classes", True),
+    ("He moves up to 4th class in September.", "class", False),  # a rank, not a count
+    ("The server still runs Python 3 in production.", "Python", False),  # a version names it
+    ("The classes start on Tuesdays.", "classes", False),
+])
+def test_a_noun_is_counted_when_a_number_stands_before_it(sentence: str, noun: str, counted: bool):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.naming import _counted
+
+    token = next(t for t in nlp.parse_one(sentence) if t.text == noun)
+    assert _counted(token) is counted
+

@@ -69,7 +69,8 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     `opening`: where the subject opens, when its first texts have lost it (_opening);
     `said`: the turn that opens it, as the person said it (its facts drop a heading like "the roof.");
     `replaced`: values the subject's corrections replaced ("naproxen, not ibuprofen"), never its title."""
-    counts, forms, first = _phrases(texts, ignore)
+    counted: Counter[str] = Counter()
+    counts, forms, first = _phrases(texts, ignore, counted)
     intro = [title for text in (opening or texts[:2]) for title in intro_titles(text, ignore)]
     # and the noun phrases the person's opening turn names, when the subject comes back to them or
     # is too short to have (one session's worth) and came back to nothing else its opening said:
@@ -78,7 +79,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
              for title in opening_titles(text, ignore)
              if _recurs(title, counts) or (len(texts) <= FEW_TURNS
                                            and not _came_back(title, first, counts, len(texts)))]
-    intro += named
+    intro = [form for form in intro + named if not _counts(_key(form), form, counted)]
     for form in intro:  # "renovating the kitchen" -> "kitchen renovation", a title the text never says
         key = " ".join(stem(w.lower()) for w in form.split())
         forms.setdefault(key, Counter())[form] += 1
@@ -92,6 +93,8 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     for key, said_in in counts.items():
         turns_with = float(said_in)
         form = forms[key].most_common(1)[0][0]
+        if _counts(key, form, counted):
+            continue
         quality = _quality(form)
         if quality <= 0:
             continue
@@ -180,6 +183,15 @@ def outgrown(name: str, whole: Title) -> str:
         return ""
     best = max(whole.scores.values(), default=0.0)
     return "" if best and whole.scores.get(name.lower(), 0.0) >= OUTGROWN_SHARE * best else whole.name
+
+
+def _counts(key: str, form: str, counted: Counter[str]) -> bool:
+    """A unit or a count, which names no subject: a noun said after a number as often as without one
+    (`_counted`: "38 min", "9 engineers"), alone or after words that only praise or describe it
+    ("the right bags" where "300 bags" is the count)."""
+    head = key.split()[-1]
+    return head in counted and counted[head] >= 0 \
+        and all(w.lower() in FILLER or w.lower() in english.GENERIC for w in form.split()[:-1])
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
@@ -423,9 +435,11 @@ def nominal(gerund: str) -> str:
     return ""
 
 
-def _phrases(texts: Sequence[str], ignore: Set[str]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
+def _phrases(texts: Sequence[str], ignore: Set[str],
+             counted: Counter[str] | None = None) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
     """Candidate phrases (stemmed key -> number of turns using it), their spellings, and the keys
-    the first turn uses."""
+    the first turn uses. `counted` gets, per key, how many of its mentions were counted (`_counted`)
+    less how many were not."""
     counts: Counter[str] = Counter()
     forms: dict[str, Counter[str]] = {}
     first: set[str] = set()
@@ -433,7 +447,9 @@ def _phrases(texts: Sequence[str], ignore: Set[str]) -> tuple[Counter[str], dict
         _KIND.clear()
     for i, doc in enumerate(nlp.parse(texts)):
         seen: set[str] = set()
-        for spelled, key, kind in _read_grams(doc, ignore):
+        for spelled, key, kind, with_number in _read_grams(doc, ignore):
+            if counted is not None:
+                counted[key] += 1 if with_number else -1
             forms.setdefault(key, Counter())[spelled] += 1
             _KIND.setdefault(spelled, kind)
             if key not in seen:
@@ -444,13 +460,24 @@ def _phrases(texts: Sequence[str], ignore: Set[str]) -> tuple[Counter[str], dict
     return counts, forms, first
 
 
-def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind], ...]:
-    """Each candidate phrase of a parsed text (`_grams`): its spelling, key and kind, read once per
-    parse and set of ignored words (a subject's texts are read again against every other subject,
-    and a topic's old lines each time a later sleep weighs renaming it)."""
+def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind, bool], ...]:
+    """Each candidate phrase of a parsed text (`_grams`): its spelling, key, kind and whether it is
+    a lone noun said after a number (`_counted`), read once per parse and set of ignored words (a
+    subject's texts are read again against every other subject, and a topic's old lines each time a
+    later sleep weighs renaming it)."""
     return nlp.kept(doc, ("sheriff_vault", "grams", frozenset(ignore)),
-                    lambda: tuple((spelled, _key(spelled), _kind(gram))
+                    lambda: tuple((spelled, _key(spelled), _kind(gram), len(gram) == 1 and _counted(gram[0]))
                                   for gram in _grams(doc, ignore) for spelled in [_spell(gram)]))
+
+
+def _counted(tok: Token) -> bool:
+    """A noun said after a number: a measure ("38 min", "3,500 euro", "MB/min", "a 25 euro fee") or
+    the members of a count ("9 engineers", "3 threads"). What a person counts is a part or a unit of
+    their subject, not the subject itself. A number after a noun is its version or its place in a
+    list ("Postgres 16", "room 12"), and an ordinal before it its rank ("3rd class"): both name it."""
+    before = tok.doc[tok.i - 1] if tok.i > 0 else None
+    return any(c.dep_ == "nummod" and c.i < tok.i for c in tok.children) or (
+        before is not None and (before.like_num and before.ent_type_ != "ORDINAL" or before.text == "/"))
 
 
 def _spell(gram: Sequence[Token]) -> str:
