@@ -187,8 +187,8 @@ def outgrown(name: str, whole: Title) -> str:
 
 def _counts(key: str, form: str, counted: Counter[str]) -> bool:
     """A unit or a count, which names no subject: a noun said after a number as often as without one
-    (`_counted`: "38 min", "9 engineers"), alone or after words that only praise or describe it
-    ("the right bags" where "300 bags" is the count)."""
+    (`_counted`: "45 min", "6 volunteers"), alone or after words that only praise or describe it
+    ("the right crates" where "200 crates" is the count)."""
     head = key.split()[-1]
     return head in counted and counted[head] >= 0 \
         and all(w.lower() in FILLER or w.lower() in english.GENERIC for w in form.split()[:-1])
@@ -471,8 +471,8 @@ def _read_grams(doc: Doc, ignore: Set[str]) -> tuple[tuple[str, str, _Kind, bool
 
 
 def _counted(tok: Token) -> bool:
-    """A noun said after a number: a measure ("38 min", "3,500 euro", "MB/min", "a 25 euro fee") or
-    the members of a count ("9 engineers", "3 threads"). What a person counts is a part or a unit of
+    """A noun said after a number: a measure ("45 min", "1,200 litres", "MB/s", "a 40 euro fee") or
+    the members of a count ("6 volunteers", "4 crates"). What a person counts is a part or a unit of
     their subject, not the subject itself. A number after a noun is its version or its place in a
     list ("Postgres 16", "room 12"), and an ordinal before it its rank ("3rd class"): both name it."""
     before = tok.doc[tok.i - 1] if tok.i > 0 else None
