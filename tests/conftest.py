@@ -208,5 +208,15 @@ def wait_for(check, timeout: float = 90.0, every: float = 0.1, what: str = "cond
     raise AssertionError(f"{what} not met within {timeout:.0f}s")
 
 
+def hook_finished(root: Path, timeout: float = 90.0) -> str:
+    """Wait until the background post-commit hook has indexed HEAD (its line in hook.log): a test
+    that then damages or rewrites the index must not race the hook's own reindex."""
+    head = git(root, "rev-parse", "HEAD").strip()[:8]
+    log = root / ".vault" / "logs" / "hook.log"
+    return wait_for(lambda: log.exists() and next((line for line in log.read_text().splitlines()
+                                                  if f" {head}: " in line or "indexing failed" in line), ""),
+                    timeout=timeout, what=f"post-commit hook for {head} finished")
+
+
 def commit_count(root: Path) -> int:
     return int(git(root, "rev-list", "--count", "HEAD").strip())
