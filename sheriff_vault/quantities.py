@@ -9,9 +9,10 @@ times, years, versions ("Postgres 16") and ordinals are not quantities.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sheriff_vault.text import CALENDAR, FILLER, STOPWORDS
+from sheriff_vault.text import CALENDAR, CHAT, STOPWORDS
 
 _I = re.IGNORECASE
 _MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
@@ -71,25 +72,31 @@ def duration(word: str) -> bool:
     return unit is not None and unit[1] == "duration"
 
 
-def quantities_in(sent: str) -> list[Quantity]:
+def _chat(word: str) -> bool:
+    return word in CHAT
+
+
+def quantities_in(sent: str, talk: Callable[[str], bool] = _chat) -> list[Quantity]:
     """Every quantity in `sent` with a key that names what it measures. Sleep keys the numbers it
-    remembers with it; recall uses it to tell which of two facts about one quantity is current."""
+    remembers with it; recall uses it to tell which of two facts about one quantity is current.
+    `talk`: the words of talk the caller reads (a feeling, a praise, a light verb), which never key
+    a quantity ("the right one is 88 cm": not "right")."""
     found = []
     for m in _NUM.finditer(sent):
         value = _value(m)
         if value is None or sent[m.end():m.end() + 2].lower() in _ORDINAL_SUFFIXES or _not_a_quantity(sent, m):
             continue
-        unit, measures, unit_end, count_noun = _unit_after(sent, m)
+        unit, measures, unit_end, count_noun = _unit_after(sent, m, talk)
         if not unit and m["cur"]:
             unit, measures = _MONEY[m["cur"]], "amount"
-        key = _subject(sent[: m.start()])
+        key = _subject(sent[: m.start()], talk)
         if count_noun:
             prep = _PREP_BEFORE.search(sent[: m.start()])
             subj = prep["subj"].lower() if prep else ""
-            key = f"{subj}_{count_noun}" if subj and _nounish(subj) and subj not in _MEASURES else count_noun
+            key = f"{subj}_{count_noun}" if subj and _nounish(subj, talk) and subj not in _MEASURES else count_noun
             measures = "count"
         if not key:
-            key = _subject_after(sent[unit_end:]) or measures
+            key = _subject_after(sent[unit_end:], talk) or measures
         if not key or (not unit and not count_noun and not _has_link(sent[: m.start()])):
             continue  # a bare number with no subject and no unit says nothing on its own
         found.append(Quantity(key[:40], value, unit, measures))
@@ -124,7 +131,7 @@ def _not_a_quantity(sent: str, m: re.Match) -> bool:
     return bool(_RANGE_WORD.match(after) and next_word in CALENDAR)
 
 
-def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
+def _unit_after(sent: str, m: re.Match, talk: Callable[[str], bool]) -> tuple[str, str, int, str]:
     """(unit, what it measures, where the unit ends, count noun) for the words after the number."""
     rest = sent[m.end():]
     u = _AFTER.match(rest)
@@ -138,12 +145,12 @@ def _unit_after(sent: str, m: re.Match) -> tuple[str, str, int, str]:
         return unit, measures, end, ""
     plural = low.endswith("s") and not low.endswith("ss")
     if low.isalpha() and len(low) > 2 and (plural or m["v"] == "1") and low not in STOPWORDS \
-            and low not in CALENDAR and not word[:1].isupper() and (_nounish(low) or low in FILLER):
+            and low not in CALENDAR and not word[:1].isupper() and (_nounish(low, talk) or talk(low)):
         return "", "", end, low
     return "", "", m.end(), ""
 
 
-def _subject(left: str) -> str:
+def _subject(left: str, talk: Callable[[str], bool]) -> str:
     """The noun phrase a value belongs to, from the words before it in its clause: "the long run is"
     -> long_run. Empty when the clause has none (a pronoun, a verb, a name). A word right before the
     number with no link between is its subject only as a noun would stand: after a function word
@@ -165,7 +172,7 @@ def _subject(left: str) -> str:
         w, low = words[k], words[k].lower()
         before = words[k - 1].lower() if k else ""
         name = w[:1].isupper() and w.isalpha() and not w.isupper() and w != first_word
-        if _links(low) or "'" in low or low in CALENDAR or low in _MEASURES or not _nounish(low, before) \
+        if _links(low) or "'" in low or low in CALENDAR or low in _MEASURES or not _nounish(low, talk, before) \
                 or (name and picked == []):
             break
         if not picked and not linked and not (low.endswith("s") or before in STOPWORDS):
@@ -180,13 +187,13 @@ def _links(word: str) -> bool:
     return word in STOPWORDS or word in LINKS or word in NOT_SUBJECTS
 
 
-def _subject_after(right: str) -> str:
+def _subject_after(right: str, talk: Callable[[str], bool]) -> str:
     """"24 km long run" -> long_run: a noun phrase right after the unit, before any preposition."""
     words = re.findall(r"[A-Za-z][\w'-]*|[.,;:!?]", right)[:3]
     picked = []
     for w in words:
         low = w.lower()
-        if not w[0].isalpha() or _links(low) or low in FILLER or not _nounish(low):
+        if not w[0].isalpha() or _links(low) or talk(low) or not _nounish(low, talk):
             break
         picked.append(low)
     return "_".join(picked) if len(picked) == 2 else ""  # one word after a unit is mostly an adjective
@@ -197,10 +204,10 @@ def _has_link(left: str) -> bool:
     return bool(words) and (words[-1].lower() in LINKS or words[-1].lower() in _PREDICATE)
 
 
-def _nounish(word: str, before: str = "") -> bool:
+def _nounish(word: str, talk: Callable[[str], bool], before: str = "") -> bool:
     """Crude: adverbs and most past forms are not what a quantity is of; an -ing form is a noun
     after a function word ("the wedding budget"), a verb otherwise ("asking for 8,000")."""
-    if word.endswith("ly") or word in FILLER:
+    if word.endswith("ly") or talk(word):
         return False
     if word.endswith("ed") and len(word) > 4:
         return False

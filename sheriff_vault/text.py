@@ -1,4 +1,4 @@
-"""Small English text analysis for the offline extractor: sentences, words, names, key phrases.
+"""Small English text analysis: sentences, words, stems and how rare a phrase is.
 
 Deterministic and dependency-free on purpose: the same conversation always gives the same topics.
 """
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable
 
 from sheriff_vault.nlp import stop_words
 
@@ -26,21 +25,6 @@ def plural(noun: str) -> str:
     return w + "es" if w.endswith(("s", "sh", "ch", "x")) else w + "s"
 
 
-# Words that carry feeling, praise or the talk itself, not a subject: never a topic name or alias,
-# and no key word of a search; stop words are spaCy's and not repeated. Listed form by form: the
-# same list written once per lemma with every regular form (hopes, shared, talked) kept more
-# chit-chat out of what sleep keeps and lost LoCoMo evidence (benchmarks/RESULTS.md, ninth session).
-FILLER = CHAT | frozenset("""
-wow cool awesome amazing great good nice glad thanks thank lol haha yay love loved lovely super totally absolutely
-definitely sure sounds sound feel feeling felt lot lots bit kind sort pretty today yesterday tomorrow week month
-year time times day days way ways stuff man dude guys hello bye look looks looking happy excited exciting fun
-incredible fantastic wonderful beautiful proud hope hoping want wanted making took taking kept new old big little
-right enjoy enjoyed share sharing mean means meant said saying talk talking told telling hear heard went goes come
-came gone getting saw seen gave try tried trying journey emotions emotion feelings life moment moments memory
-memories experience experiences passion dream dreams inspiration inspiring inspired happiness joy blast vibe vibes
-reminder reminds remind special appreciate appreciated appreciating grateful thankful lucky blessed honestly
-seriously
-""".split())
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
@@ -51,9 +35,6 @@ LOWER = "a-zß-öø-ÿĀ-ſ"
 LETTER = UPPER + LOWER
 _WORD = re.compile(rf"[{LETTER}][{LETTER}\-]*(?:'(?!s\b)[{LETTER}]+)*|[{LETTER}]")
 _CODE_FENCE = re.compile(r"```.*?```", re.S)
-_PROPER = re.compile(rf"\b(?:[{UPPER}][{LOWER}]+(?:[{UPPER}][{LOWER}]+)*|[{UPPER}]{{2,}}[{LOWER}]?)"
-                     rf"(?:\s+(?:[{UPPER}][{LOWER}]+|[{UPPER}]{{2,}}))*\b")
-_QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
 
 
 CONSTRAINT = re.compile(
@@ -99,7 +80,7 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower()) and w.lower() not in FILLER]
+    return [w.lower() for w in words(text) if len(w) > 2 and not _stop(w.lower()) and w.lower() not in CHAT]
 
 
 def _stop(word: str) -> bool:
@@ -109,34 +90,6 @@ def _stop(word: str) -> bool:
         return True
     base, _, clitic = word.replace("’", "'").partition("'")
     return bool(clitic) and (base in STOPWORDS or word.endswith("n't"))
-
-
-def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ()) -> list[str]:
-    """Capitalised names and acronyms (at a sentence start only when `known`), plus quoted titles."""
-    skip_low = {s.lower() for s in skip}
-    known_set = set(known)
-    found: list[str] = []
-    for sent in sentences(text) or [text]:
-        first = re.match(r"\W*(\w+)", sent)
-        first_word = first.group(1) if first else ""
-        for m in _PROPER.finditer(sent):
-            parts = m.group(0).split()
-            while parts and (parts[0].lower() in STOPWORDS or parts[0].lower() in FILLER):
-                parts.pop(0)
-            if not parts:
-                continue
-            value = " ".join(parts)
-            if m.start() == sent.find(first_word) and value == first_word and not value.isupper() \
-                    and value not in known_set:
-                continue
-            if value.lower() in STOPWORDS or value.lower() in FILLER or value.lower() in skip_low or len(value) < 2 \
-                    or value.lower() in CALENDAR:
-                continue
-            if value in ("I", "I'm", "OK"):
-                continue
-            found.append(value)
-        found += [q.strip() for q in _QUOTED.findall(sent)]
-    return list(dict.fromkeys(found))
 
 
 CALENDAR = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name,

@@ -1,10 +1,12 @@
-"""The word classes of text.py hold on examples: a feeling or a word of talk is never a content
-word, a subject's noun always is, and a class of nouns holds their plurals."""
+"""The word classes hold on examples: a feeling or a word of talk is never a key word of a search,
+nor a word sleep counts as said; a subject's noun always is; a class of nouns holds their plurals."""
 from __future__ import annotations
 
 import pytest
 
-from sheriff_vault.text import FILLER, content_words, plural
+from sheriff_vault.compaction.parts import said_words
+from sheriff_vault.search_words import FILLER, key_words
+from sheriff_vault.text import content_words, plural
 
 
 @pytest.mark.parametrize(("noun", "many"), [("memory", "memories"), ("day", "days"), ("box", "boxes"),
@@ -23,11 +25,45 @@ def test_subject_nouns_are_not_filler(word: str) -> None:
     assert word not in FILLER
 
 
-def test_content_words_keep_the_subject_and_drop_the_talk() -> None:
+def test_key_words_keep_the_subject_and_drop_the_talk() -> None:
     said = "Honestly I was hoping you'd say the greenhouse quote was about glazing, it means a lot"
-    assert content_words(said) == ["greenhouse", "quote", "glazing"]
+    assert key_words(said) == ["greenhouse", "quote", "glazing"]
+
+
+@pytest.mark.parametrize("said", ["Thanks so much, have a lovely weekend!", "Wow, that's great news today",
+                                  "Honestly it was a pretty big day"])
+def test_sleep_hears_nothing_said_in_pleasantries(said: str) -> None:
+    assert said_words(said) in ([], ["news"])
+
+
+def test_sleep_hears_the_subject_and_what_happened_to_it() -> None:
+    assert said_words("Thanks! The new greenhouse quote arrived this week") == ["greenhouse", "quote", "arrived"]
 
 
 @pytest.mark.parametrize("noun", ["hearing", "meaning"])
 def test_a_gerund_english_uses_as_a_noun_of_its_own_is_content(noun: str) -> None:
     assert noun in content_words(f"The {noun} was long")
+
+
+def test_a_capitalised_word_of_talk_is_no_name() -> None:
+    from sheriff_vault.compaction.parts import proper_names
+
+    assert proper_names("Thanks Priya, the Harbour Cafe said yes. Wow Congrats") == ["Priya", "Harbour Cafe"]
+
+
+@pytest.mark.parametrize(("said", "key"), [("The right one is 86 cm.", "length"),
+                                           ("A new quote of 3,200 euro came in.", "quote")])
+def test_a_word_of_talk_keys_no_quantity(said: str, key: str) -> None:
+    """"right" and "new" judge the thing measured; the quantity is keyed by what it measures."""
+    from sheriff_vault.compaction.english.talk import is_talk
+    from sheriff_vault.quantities import quantities_in
+
+    assert [q.key for q in quantities_in(said, is_talk)] == [key]
+
+
+@pytest.mark.parametrize(("word", "only"), [("great", True), ("new", True), ("weekend", False), ("day", False),
+                                            ("wooden", False)])
+def test_before_a_noun_praise_describes_and_a_time_classifies(word: str, only: bool) -> None:
+    from sheriff_vault.compaction.english.talk import describes_only
+
+    assert describes_only(word) is only

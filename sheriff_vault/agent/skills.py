@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sheriff_vault.errors import SkillError
+from sheriff_vault.search_words import key_words
 from sheriff_vault.store.skills import Skill, get, registry
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.text import stem
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -43,7 +44,7 @@ _VECTORS: dict[tuple[str, str], Any] = {}  # (model, text) -> unit vector, for t
 
 def request_words(query: str) -> set[str]:
     """The stems of the request's content words, plus the words its shape implies (CUES)."""
-    words = {stem(w) for w in content_words(query)}
+    words = {stem(w) for w in key_words(query)}
     for pattern, implied in CUES:
         if pattern.search(query):
             words |= {stem(w) for w in implied}
@@ -68,9 +69,9 @@ def search(vault: Vault, query: str, k: int = 2, *, semantic: bool = True) -> li
     sims = _similarities(vault, query, skills) if semantic else None
     scored = []
     for i, skill in enumerate(skills):
-        tags = {stem(t) for tag in [*skill.tags, *skill.skill_id.split("_")] for t in content_words(tag) or [tag]}
+        tags = {stem(t) for tag in [*skill.tags, *skill.skill_id.split("_")] for t in key_words(tag) or [tag]}
         described = f"{skill.name} {skill.description} {skill.skill_id}"
-        own = {stem(w) for w in content_words(described)} | tags
+        own = {stem(w) for w in key_words(described)} | tags
         overlap = len(words & own) / (len(words) or 1)
         meaning = float(sims[i]) if sims is not None else 0.0
         score = meaning + TAG_WEIGHT * min(len(words & tags), 3) + WORD_WEIGHT * overlap

@@ -35,7 +35,7 @@ from sheriff_vault.compaction.merge import (
     targets_from,
 )
 from sheriff_vault.compaction.naming import name_candidates
-from sheriff_vault.compaction.parts import Candidate, Change, Extraction, Guarded, Unit
+from sheriff_vault.compaction.parts import Candidate, Change, Extraction, Guarded, Unit, proper_names
 from sheriff_vault.compaction.prior import PriorTopic, nearest, prior_topics
 from sheriff_vault.compaction.progress import in_progress, skill_refs
 from sheriff_vault.compaction.result import SleepResult
@@ -54,7 +54,7 @@ from sheriff_vault.store.fsutil import atomic_write
 from sheriff_vault.store.guard import scan
 from sheriff_vault.store.items import format_item_date
 from sheriff_vault.store.topics import Topic, iso, new_topic, path_id, slugify
-from sheriff_vault.text import norm, proper_names
+from sheriff_vault.text import norm
 
 if TYPE_CHECKING:
     from sheriff_vault.config import Config

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.english.echo import ASSENT, HEDGES
-from sheriff_vault.compaction.parts import Unit
+from sheriff_vault.compaction.parts import Unit, proper_names, said_words
 from sheriff_vault.compaction.units import MAX_FACT_CHARS, make_units
 from sheriff_vault.compaction.values import changes_a_value, value_pairs
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, content_words, proper_names, sentences, stem
+from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, sentences, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -223,7 +223,7 @@ def info(text: str) -> tuple[set[str], set[str]]:
     text = _ON_THE_HOUR.sub(r"\1", text)
     numbers = {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
     numbers |= {_WORD_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS}
-    words = {stem(w) for w in content_words(text) if w not in _NOT_INFO}
+    words = {stem(w) for w in said_words(text) if w not in _NOT_INFO}
     return numbers, words
 
 

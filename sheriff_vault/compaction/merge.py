@@ -16,12 +16,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.parts import Candidate, Change, Unit, effective_utility, owner_of, without_owner
+from sheriff_vault.compaction.parts import (
+    Candidate,
+    Change,
+    Unit,
+    effective_utility,
+    owner_of,
+    said_words,
+    without_owner,
+)
 from sheriff_vault.compaction.values import LEAD, current_first, stated_pairs
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
-from sheriff_vault.text import content_words, norm, rarity, stem, truncate
+from sheriff_vault.text import norm, rarity, stem, truncate
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -84,7 +92,7 @@ def _naming(name: str, aliases: tuple[str, ...]) -> tuple[frozenset[str], str, f
     owner = owner_of(name)
     bare = without_owner(name) if owner else ""
     core = {c for c in [norm(bare)] if bare and specific(c)}
-    return frozenset(names | core), owner, frozenset(content_words(" ".join([name, *aliases])))
+    return frozenset(names | core), owner, frozenset(said_words(" ".join([name, *aliases])))
 
 
 def specific(name: str) -> bool:
@@ -109,7 +117,7 @@ def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
         targets = [t for t in targets if t.new]
     if cand.subject:  # placement weighed this slice's subjects against each other; the plan does not again
         targets = [t for t in targets if not t.new]
-    words = set(content_words(" ".join([cand.name, *cand.aliases, *sorted(cand.entities)])))
+    words = set(said_words(" ".join([cand.name, *cand.aliases, *sorted(cand.entities)])))
     for target in targets:
         alias = 3.0 if names & target.names else 0.0
         sim = 0.0
@@ -228,7 +236,7 @@ def local_day(t: dt.datetime, tz: str) -> dt.datetime:
 
 
 def _key(text: str) -> str:
-    return " ".join(content_words(text))[:200] or norm(text)
+    return " ".join(said_words(text))[:200] or norm(text)
 
 
 def _open_part(loop_text: str) -> set[str]:
@@ -239,7 +247,7 @@ def _open_part(loop_text: str) -> set[str]:
     waiting = [t for t in nlp.parse_one(body, entities=False) if t.pos_ == "VERB" and _waits(t)]
     kept = (w.text for t in waiting for w in t.subtree if not (w.is_stop or w.dep_ == "neg"))
     words = " ".join(kept) if waiting else body
-    return {stem(w) for w in content_words(words)} - {"still"}
+    return {stem(w) for w in said_words(words)} - {"still"}
 
 
 def _waits(verb: Token) -> bool:
@@ -249,7 +257,7 @@ def _waits(verb: Token) -> bool:
 
 
 def _close_loops(topic: Topic, unit: Unit, change: Change) -> None:
-    done_words = {stem(w) for w in content_words(unit.text)}
+    done_words = {stem(w) for w in said_words(unit.text)}
     for loop in topic.loops:
         if loop.done:
             continue

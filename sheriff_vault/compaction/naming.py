@@ -30,11 +30,12 @@ from sheriff_vault import nlp
 from sheriff_vault.compaction.cues import OPENER, SWITCH
 from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.english import title as english
-from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive
+from sheriff_vault.compaction.english.talk import describes_only, is_talk
+from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive, said_words
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.values import replaced_values
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import FILLER, STOPWORDS, content_words, rarity, sentences, stem, truncate
+from sheriff_vault.text import STOPWORDS, rarity, sentences, stem, truncate
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -191,7 +192,7 @@ def _counts(key: str, form: str, counted: Counter[str]) -> bool:
     ("the right crates" where "200 crates" is the count)."""
     head = key.split()[-1]
     return head in counted and counted[head] >= 0 \
-        and all(w.lower() in FILLER or w.lower() in english.GENERIC for w in form.split()[:-1])
+        and all(describes_only(w.lower()) or w.lower() in english.GENERIC for w in form.split()[:-1])
 
 
 def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
@@ -605,7 +606,7 @@ def _quality(form: str) -> float:
     head, low_words = words[-1].lower(), [w.lower() for w in words]
     if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC or head in WEEKDAYS:
         return 0.0  # a weekday, however written ("fri", "weds"), dates a subject, never names it
-    if len(words) == 1 and head in FILLER or low_words[0].rstrip(".") in english.HONORIFIC:
+    if len(words) == 1 and is_talk(head) or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
     if len(words) == 1 and _a_time(head):
         return 0.0  # "summer", "weekend": a time dates a subject, as a weekday does
@@ -614,7 +615,7 @@ def _quality(form: str) -> float:
         score *= 0.3  # a lone name: a person, a place, a company; a person however introduced
     elif all(kind.proper):
         score *= 0.8
-    if any(w in FILLER or w in english.GENERIC for w in low_words[:-1]):
+    if any(describes_only(w) or w in english.GENERIC for w in low_words[:-1]):
         score *= 0.5
     return score
 
@@ -734,7 +735,7 @@ def _central(cand: Candidate, words: list[str], others: Sequence[np.ndarray] = (
     pool = [u for u in cand.units if u.turn.role == "user"] or cand.units
     pool = [u for u in pool if "loop" not in u.flags] or pool  # what is still to do changes; it sums up nothing
     # "First, the deck oven." names the subject and says nothing about it
-    pool = [u for u in pool if len(content_words(_unopened(u))) >= ONE_LINER_WORDS] or pool
+    pool = [u for u in pool if len(said_words(_unopened(u))) >= ONE_LINER_WORDS] or pool
     key = words[0].lower().split()[-1] if words else ""
     named = [u for u in pool if key and key in u.text.lower()] or pool
     if cand.vector is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from sheriff_vault.compaction.english.talk import is_talk
 from sheriff_vault.quantities import quantities_in
 from sheriff_vault.store.buffer import Turn
 
@@ -25,4 +26,4 @@ class NumberHit:
 def numbers_in(sent: str, turn: Turn, at: dt.datetime) -> list[NumberHit]:
     """Every quantity in `sent` with a key that names what it measures."""
     return [NumberHit(q.key, q.value, q.unit, at, turn.speaker, 0.8 if turn.role == "user" else 0.6, turn.id,
-                      q.measures) for q in quantities_in(sent)]
+                      q.measures) for q in quantities_in(sent, is_talk)]

@@ -3,21 +3,24 @@ after the guard (Guarded), a Unit (one fact read from a turn, units.py), a Candi
 would learn from the slice: a subject placed by subjects.py and titled by naming.py, or one the LLM
 extractor gave), an Extraction (everything a slice gave) and a Change (what one topic learned, for
 the commit and its event file). And what several stages read alike: how a title names its owner,
-the words of people's names, how a topic's utility decays."""
+the words of people's names, how a topic's utility decays, the words a sentence says something
+with and the names it holds."""
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sheriff_vault import timewin
+from sheriff_vault.compaction.english.talk import is_talk
 from sheriff_vault.compaction.numbers import NumberHit
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
 from sheriff_vault.store.topics import Topic
-from sheriff_vault.text import truncate
+from sheriff_vault.text import CALENDAR, LOWER, STOPWORDS, UPPER, content_words, sentences, truncate
 
 
 @dataclass
@@ -186,3 +189,43 @@ class Guarded:
     tail: list[Turn]
     archive: list[Turn]
     quarantine: dict[str, str]
+
+
+def said_words(text: str) -> list[str]:
+    """The words a sentence says something with: its content words less the words of talk itself
+    (english/talk.py), so "thanks, have a great weekend" says nothing a topic keeps."""
+    return [w for w in content_words(text) if not is_talk(w)]
+
+
+_PROPER = re.compile(rf"\b(?:[{UPPER}][{LOWER}]+(?:[{UPPER}][{LOWER}]+)*|[{UPPER}]{{2,}}[{LOWER}]?)"
+                     rf"(?:\s+(?:[{UPPER}][{LOWER}]+|[{UPPER}]{{2,}}))*\b")
+_QUOTED = re.compile(r"[\"“]([^\"”]{3,60})[\"”]")
+
+
+def proper_names(text: str, skip: Iterable[str] = (), known: Iterable[str] = ()) -> list[str]:
+    """Capitalised names and acronyms (at a sentence start only when `known`), plus quoted titles; a
+    capitalised word of talk ("Thanks Maria", "Great") is none."""
+    skip_low = {s.lower() for s in skip}
+    known_set = set(known)
+    found: list[str] = []
+    for sent in sentences(text) or [text]:
+        first = re.match(r"\W*(\w+)", sent)
+        first_word = first.group(1) if first else ""
+        for m in _PROPER.finditer(sent):
+            parts = m.group(0).split()
+            while parts and (parts[0].lower() in STOPWORDS or is_talk(parts[0].lower())):
+                parts.pop(0)
+            if not parts:
+                continue
+            value = " ".join(parts)
+            if m.start() == sent.find(first_word) and value == first_word and not value.isupper() \
+                    and value not in known_set:
+                continue
+            if value.lower() in STOPWORDS or is_talk(value.lower()) or value.lower() in skip_low or len(value) < 2 \
+                    or value.lower() in CALENDAR:
+                continue
+            if value in ("I", "I'm", "OK"):
+                continue
+            found.append(value)
+        found += [q.strip() for q in _QUOTED.findall(sent)]
+    return list(dict.fromkeys(found))

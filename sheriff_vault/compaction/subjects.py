@@ -34,11 +34,11 @@ from sheriff_vault.compaction.cues import (
     you_said,
 )
 from sheriff_vault.compaction.english import place
-from sheriff_vault.compaction.parts import Candidate, Unit
+from sheriff_vault.compaction.parts import Candidate, Unit, said_words
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
 from sheriff_vault.compaction.values import mentions, numeric, replaced_in
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.text import stem
 
 if TYPE_CHECKING:
     pass
@@ -174,7 +174,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
         # a subject just raised keeps its short details; a long turn far from it is no detail
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
-            and len(content_words(head.content)) <= DETAIL_WORDS
+            and len(said_words(head.content)) <= DETAIL_WORDS
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch or opens, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
@@ -341,7 +341,7 @@ def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict
 
 def _bag(text: str) -> Counter[str]:
     """Stemmed content words and adjacent pairs of them: "office party" tells more than "party"."""
-    words = [stem(w) for w in content_words(text)]
+    words = [stem(w) for w in said_words(text)]
     return Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
 
 
@@ -357,14 +357,14 @@ def _answers(turn: Turn, replied_to: Turn | None) -> bool:
     if you_said(doc):
         return True
     end = reply_end(doc)
-    return end is not None and len(content_words(turn.content[end:])) >= 2
+    return end is not None and len(said_words(turn.content[end:])) >= 2
 
 
 def _closing(turn: Turn) -> bool:
     """"ok thanks", "bye for now", "great. off to bed", "will do", "that's it for now": belongs to
     whatever was being said, and starts nothing. A short turn with no figure and no question that opens
     on thanks, a farewell or an acknowledgement, a one-word evaluation, an auxiliary or "that's"."""
-    if len(content_words(turn.content)) > 3 or not turn.content.strip() or "?" in turn.content:
+    if len(said_words(turn.content)) > 3 or not turn.content.strip() or "?" in turn.content:
         return False
     doc = nlp.parse_one(turn.content)
     words = [t for t in doc if not t.is_punct]
@@ -430,7 +430,7 @@ def _says_something(unit: Unit) -> bool:
     """Whether a line alone tells anything: two content words, a number, a date, an answer to a
     question or a mark (a decision, a correction, an open loop; an imperative is no mark: "have a
     lovely Sunday")."""
-    return len(content_words(unit.body or unit.text)) >= SAYS_WORDS or bool(
+    return len(said_words(unit.body or unit.text)) >= SAYS_WORDS or bool(
         unit.numbers or unit.event_day or unit.asked_turn or unit.flags - {"request", "skip"})
 
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
+from sheriff_vault.compaction.parts import said_words
 from sheriff_vault.compaction.values import (
     LEAD,
     MONTHS,
@@ -33,7 +34,7 @@ from sheriff_vault.compaction.values import (
     values,
 )
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import content_words, rarity, stem
+from sheriff_vault.text import rarity, stem
 
 if TYPE_CHECKING:
 
@@ -223,7 +224,7 @@ def _shares_words(text: str, item: str) -> bool:
     """A short number named as replaced ("33.20 instead of 31.50") corrects a line about the same
     thing: one that shares a content word with the correction besides the values."""
     def nouns(t: str) -> set[str]:
-        return {stem(w) for w in content_words(t) if w.lower() not in MONTHS and w.lower() not in WEEKDAYS}
+        return {stem(w) for w in said_words(t) if w.lower() not in MONTHS and w.lower() not in WEEKDAYS}
     return bool(nouns(text) & nouns(fact_body(item)))  # `text` is a body already: its heading ("Roof repair:") stays
 
 

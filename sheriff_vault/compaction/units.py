@@ -32,14 +32,12 @@ from sheriff_vault.compaction.english.units import (
     THANKING,
 )
 from sheriff_vault.compaction.numbers import numbers_in
-from sheriff_vault.compaction.parts import Unit, name_words
+from sheriff_vault.compaction.parts import Unit, name_words, proper_names, said_words
 from sheriff_vault.errors import TimePhraseError
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import (
     BACK_REFERENCE,
     CONSTRAINT,
-    content_words,
-    proper_names,
     rarity,
     sentences,
     stem,
@@ -195,7 +193,7 @@ def _is_heading(raw: list[Token], piece: _Piece) -> bool:
     return 0 < len(words) <= HEADING_WORDS and sent.rstrip().endswith((".", ":")) \
         and not any(t.pos_ in ("VERB", "AUX", "NUM", "PRON") or t.text == "," or t.like_num for t in raw) \
         and any(t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_) for t in toks if t.lower_ not in THANKING) \
-        and not _evaluation(toks) and bool(content_words(sent))
+        and not _evaluation(toks) and bool(said_words(sent))
 
 
 def _evaluation(toks: list[Token]) -> bool:
@@ -293,7 +291,7 @@ def _answering(asked: str | None, units: list[Unit]) -> int:
 
 
 def _terms(text: str) -> set[str]:
-    return {stem(w) for w in content_words(text)} | set(re.findall(r"\d+(?:[.,:]\d+)?", text))
+    return {stem(w) for w in said_words(text)} | set(re.findall(r"\d+(?:[.,:]\d+)?", text))
 
 
 def _question_before(previous: Turn | None, pieces: list[_Piece], turn: Turn) -> tuple[str, list[Token]] | None:
@@ -424,7 +422,7 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
                                not in COMPLETING and content[0].lemma_ not in SETTLED
                                and all(c.is_punct for c in content[0].children))):
         return False  # "Let's start with whichever is first.", "Updated.": about the talk, or an acknowledgement
-    words = [w for w in content_words(sent) if w not in ignore and w not in THANKING and w not in GREETINGS]
+    words = [w for w in said_words(sent) if w not in ignore and w not in THANKING and w not in GREETINGS]
     names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
              and t.i > toks[0].i]
     if names or len(set(words)) >= 3:
@@ -472,7 +470,7 @@ def _depends(toks: list[Token]) -> list[str]:
                     target += list(c.subtree)
         elif t.lemma_ == "need" and any(d.lower_ == "first" for d in t.subtree):
             target = [g for c in t.children if c.dep_ in ("dobj", "xcomp") for g in c.subtree]
-        words = content_words(" ".join(g.text for g in sorted(target, key=lambda g: g.i)))[:3]
+        words = said_words(" ".join(g.text for g in sorted(target, key=lambda g: g.i)))[:3]
         if words:
             out.append(" ".join(words))
     return out

@@ -210,11 +210,11 @@ class MeanPoolingModel:
 
 def hash_vectors(texts: Sequence[str], dim: int = HASH_DIM) -> np.ndarray:
     """Bag-of-words vectors: each content word hashed into one of `dim` buckets, L2-normalised."""
-    from sheriff_vault.text import content_words
+    from sheriff_vault.search_words import key_words
 
     out = np.zeros((len(texts), dim), dtype=np.float32)
     for i, text in enumerate(texts):
-        for w in content_words(text):
+        for w in key_words(text):
             out[i, int(hashlib.md5(w.encode()).hexdigest()[:8], 16) % dim] += 1.0
         n = np.linalg.norm(out[i])
         if n:

@@ -13,8 +13,9 @@ import difflib
 from collections import Counter
 from typing import Any
 
+from sheriff_vault.search_words import key_words
 from sheriff_vault.store.items import Item
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.text import stem
 
 SIMILAR = 0.8  # two lines this alike (difflib ratio) are one line changed in place
 KINDS = ("superseded", "new", "removed", "done", "reopened", "edited")
@@ -123,7 +124,7 @@ def replacement(struck: Item, items: list[Item]) -> Item | None:
 def _said(item: Item) -> set[str]:
     """The content words of what a line says, after its speaker ("Dana: ...")."""
     body = item.text.split(": ", 1)[-1]
-    return {stem(w) for w in content_words(body)}
+    return {stem(w) for w in key_words(body)}
 
 
 def describe(change: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from sheriff_vault.index.docs import Doc
 from sheriff_vault.index.snapshot import Snapshot
 from sheriff_vault.quantities import GENERIC_KEYS, quantities_in
+from sheriff_vault.search_words import FILLER
 from sheriff_vault.text import STOPWORDS
 
 _DIGIT = re.compile(r"\d")
@@ -29,7 +30,7 @@ def keyed_values(text: str) -> tuple[tuple[str, str], ...]:
     if not _DIGIT.search(text):
         return ()
     body = own_words(text)
-    return tuple(dict.fromkeys((q.key, f"{q.value} {q.unit}".strip()) for q in quantities_in(body)
+    return tuple(dict.fromkeys((q.key, f"{q.value} {q.unit}".strip()) for q in quantities_in(body, FILLER.__contains__)
                                if q.key not in GENERIC_KEYS))
 
 

@@ -6,7 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Set
 
-from sheriff_vault.text import BACK_REFERENCE, CORRECTION_LEAD, SPEAKER, content_words, sentences, stem, truncate
+from sheriff_vault.search_words import key_words
+from sheriff_vault.text import BACK_REFERENCE, CORRECTION_LEAD, SPEAKER, sentences, stem, truncate
 
 _CLAUSE = re.compile(r"(?<=[,;])\s+|\s+(?=(?:and|so|but|which|because|while|whereas)\s)")
 
@@ -22,7 +23,7 @@ def _with_continuations(sents: list[str]) -> list[str]:
 
 
 def _hits(text: str, wanted: set[str]) -> int:
-    return len(wanted & {stem(w) for w in content_words(text)})
+    return len(wanted & {stem(w) for w in key_words(text)})
 
 
 # A value said to replace another ("It's 9 May now instead of 2 May", "27 metres, not 24"): the
@@ -34,8 +35,8 @@ _NEW_VALUE = re.compile(r"\d[^.;]*\b(?:now|instead of|rather than|not \d)"
 def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int, int]:
     """How much of what was asked an excerpt shows: a replacing value first, then query words in it,
     then fewer of their uses cut."""
-    uses = Counter(w for w in (stem(x) for x in content_words(body)) if w in wanted)
-    seen = Counter(w for w in (stem(x) for x in content_words(shown)) if w in wanted)
+    uses = Counter(w for w in (stem(x) for x in key_words(body)) if w in wanted)
+    seen = Counter(w for w in (stem(x) for x in key_words(shown)) if w in wanted)
     return len(_NEW_VALUE.findall(shown)), len(seen), -sum((uses - seen).values())
 
 
@@ -58,7 +59,7 @@ def _pick(sents: list[str], wanted: set[str], room: int, new: Set[str] = frozens
     keep: list[int] = []
     size = 0
     for i in scored:
-        if keep and (size + len(sents[i]) + 2 > room or not content_words(sents[i])):
+        if keep and (size + len(sents[i]) + 2 > room or not key_words(sents[i])):
             continue  # nor a piece that says nothing ("Oh,")
         keep.append(i)
         size += len(sents[i]) + 2
@@ -94,7 +95,7 @@ def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40, ne
     if lead and len(head) + lead.end() + 40 <= limit:
         rest = excerpt(body[lead.end():], query, limit - len(head) - 2 - lead.end(), keep_question, new)
         return f"{head}: {lead.group(0)}{rest}" if head else f"{lead.group(0)}{rest}"
-    wanted = {stem(w) for w in content_words(query)}
+    wanted = {stem(w) for w in key_words(query)}
     room = limit - len(head) - 2
     whole = _with_continuations(sentences(body) or [body])
     out = _pick(whole, wanted, room, new)

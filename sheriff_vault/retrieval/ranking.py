@@ -32,8 +32,9 @@ from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
 from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
+from sheriff_vault.search_words import FILLER
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import CURRENCY_WORDS, FILLER, STOPWORDS, norm
+from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault

@@ -29,7 +29,8 @@ from sheriff_vault.errors import VaultError
 from sheriff_vault.retrieval.current import keyed_values
 from sheriff_vault.retrieval.excerpt import excerpt
 from sheriff_vault.retrieval.when import soft_window
-from sheriff_vault.text import content_words, stem
+from sheriff_vault.search_words import key_words
+from sheriff_vault.text import stem
 
 if TYPE_CHECKING:
     from sheriff_vault.store.buffer import Turn
@@ -117,10 +118,10 @@ def word_share(query: str, texts: Sequence[str]) -> list[float]:
     """BM25 of each text for the query's content words, over the BM25 a text of average length
     saying each word once would get: 1 for a turn that says the whole question, rare words weighing
     more. Words are stemmed as recall's excerpts are."""
-    wanted = list(dict.fromkeys(stem(w) for w in content_words(query)))
+    wanted = list(dict.fromkeys(stem(w) for w in key_words(query)))
     if not wanted or not texts:
         return [0.0] * len(texts)
-    bags = [Counter(stem(w) for w in content_words(t)) for t in texts]
+    bags = [Counter(stem(w) for w in key_words(t)) for t in texts]
     n = len(bags)
     avg = sum(sum(b.values()) for b in bags) / n or 1.0
     idf = {w: math.log(1 + (n - df + 0.5) / (df + 0.5)) for w in wanted for df in [sum(1 for b in bags if w in b)]}

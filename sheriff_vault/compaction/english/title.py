@@ -45,14 +45,6 @@ transition""".split()),
     counter=("discover", "come", "spend"),
 )
 
-TRAVEL_VERBS = Words(
-    "travel_verbs",
-    frozenset("go travel fly head drive sail".split()),
-    "verbs of going somewhere: going to a place names a trip there",
-    examples=("go", "fly"),
-    counter=("move", "write"),
-)
-
 _DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
 _OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
 
