@@ -20,7 +20,7 @@ from sheriff_vault.store.vault import Vault, init_vault
 DAYS = [
     ("2027-03-01", [
         "Morning! I want to plan the kitchen renovation with you this week.",
-        "Happy to help. Where do you want to start?",
+        "Happy to help. What comes first?",
         "The kitchen budget is 12,000 EUR, including the new worktop.",
         "Noted: kitchen budget 12,000 EUR, worktop included.",
         "The contractor is Baptiste Renard; he starts on 15 March.",

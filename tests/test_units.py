@@ -224,7 +224,7 @@ def test_the_nth_after_a_date_said_with_its_month_is_a_day_of_that_month(said, w
     ("Fees rise on the first Wednesday in September; that's the 2nd.",
      "Fees rise on the first Wednesday in September (2 September 2026); that's the 2nd."),
     # counter-examples: a habit names no day; a plain weekday is read as before
-    ("Payday is the last Friday of the month.", "Payday is the last Friday of the month."),
+    ("Payday falls on the last Friday of each month.", "Payday falls on the last Friday of each month."),
     ("The club meets on the first Tuesday of every month.", "The club meets on the first Tuesday of every month."),
     ("See you next Friday in the office.", "See you next Friday (12 June 2026) in the office."),
 ])
