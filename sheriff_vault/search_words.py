@@ -1,7 +1,7 @@
 """The words a search keys on: a query's and a document's content words, less the words that carry
-feeling, praise or the talk itself. Recall, excerpts and skills match on these; sleep reads its own,
-smaller table of talk words (compaction/english/talk.py), since what it keeps is not what a search
-should key on (a memory's "journey" is chit-chat to a search and may be a subject to a person)."""
+feeling, praise or the talk itself. Recall, excerpts and skills match on these. Sleep reads its own
+table of talk words, in classes with examples (compaction/english/talk.py): what a search keys on
+and what a sleep keeps are measured apart (LoCoMo's recall; the labelled sets), so they may part."""
 from __future__ import annotations
 
 from sheriff_vault.text import CHAT, content_words
