@@ -74,7 +74,7 @@ EXPERIENCE = Words(
 SAYING = Words(
     "saying",
     frozenset("""say said saying talk talking told telling hear heard sound sounds look looks looking feel felt mean
-means meant want wanted hope hoping love loved enjoy enjoyed share sharing appreciate appreciated appreciating
+means meant want wanted hoping loved enjoy enjoyed share sharing appreciate appreciated appreciating
 remind reminds inspired inspiring try tried trying making took taking kept went goes come came gone getting saw
 seen gave""".split()),
     "verbs of saying, perceiving, wanting and feeling, and the light verbs (go, get, take, make), carry the "
