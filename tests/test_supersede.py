@@ -591,3 +591,70 @@ def test_a_contrast_in_words_strikes_only_a_line_about_the_same_thing(tmp_path: 
     later = T0 + dt.timedelta(days=2)
     topic = topic_with(tmp_path, ("t1", old, T0))
     assert bool(said_later(topic, "t9", new, later, "2026-03-11")) is strikes
+
+
+@pytest.mark.parametrize("text,named", [
+    # the noun beside a name, or that it belongs to, is what it is the value of
+    ("Our plumber Ruth Adeyemi comes on Friday.", [("Ruth Adeyemi", {"plumber"})]),
+    ("She is in the choir of Mr Halvorsen.", [("Mr Halvorsen", {"choir"})]),
+    ("The lead is now with Dr Moreau.", [("Dr Moreau", {"lead"})]),
+    ("We found a cottage in Portree instead.", [("Portree", {"cottage"})]),
+    ("Now she sings Schubert.", [("Schubert", {"~sing"})]),
+    # counter-examples: a name that is its clause's subject holds no value; months and acronyms are no names
+    ("Ruth comes on Friday.", []),
+    ("The rent is due in June.", []),
+    ("We pay in NOK.", []),
+])
+def test_a_name_is_the_value_of_the_slot_it_hangs_on(text: str, named: list):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import names
+
+    assert [(n.text, set(n.slot)) for n in names(nlp.parse_one(text, entities=False))] == named
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Lena: Jakob sings in the choir of Ms Okonjo from September.",
+     "Ms Okonjo is off for the term, so the choir is now with Mr Lindqvist."),
+    ("Lena: We booked a cottage at Staffin for the week.",
+     "The owner cancelled, we found a cottage in Portree instead."),
+    ("Lena: For the recital she sings Brahms and Fauré.", "Her teacher changed the programme: now she sings Schubert."),
+])
+def test_another_name_in_the_same_slot_with_change_language_strikes_the_old_one(tmp_path: Path, old: str, new: str):
+    later = T0 + dt.timedelta(days=5)
+    topic = topic_with(tmp_path, ("t1", old, T0), ("t2", "Lena: The first lesson went well.", T0))
+    assert [text for text, _ in said_later(topic, "t9", new, later, "2026-03-14")] == [old]
+    assert [i.superseded for i in topic.facts] == ["2026-03-14", "", ""]
+
+
+@pytest.mark.parametrize("old,new", [
+    # a second name that joins the first replaces nothing
+    ("Lena: For the recital she sings Brahms.", "Now she sings Schubert too."),
+    # no change language: two names of one slot can both hold
+    ("Lena: Jakob sings in the choir of Ms Okonjo.", "His best friend sings in the choir of Mr Lindqvist."),
+    # another slot: a plumber is no electrician
+    ("Lena: Our plumber Ruth Adeyemi comes on Friday.", "Our electrician is now Tomasz Wójcik."),
+    # a subject's name says who acts, not a value that moved
+    ("Lena: Ruth fixed the boiler.", "Now Tomasz fixes the boiler."),
+])
+def test_a_name_that_joins_or_fills_another_slot_strikes_nothing(tmp_path: Path, old: str, new: str):
+    later = T0 + dt.timedelta(days=5)
+    topic = topic_with(tmp_path, ("t1", old, T0))
+    assert said_later(topic, "t9", new, later, "2026-03-14") == []
+
+
+@pytest.mark.parametrize("text,changed", [
+    ("The choir is now with Mr Lindqvist.", True),
+    ("We found a cottage in Portree instead.", True),
+    ("The policy is no longer with Harbour Mutual.", True),
+    # counter-examples: "now" as a preposition's object means so far, "longer" that compares changes nothing
+    ("For now the choir is with Mr Lindqvist.", False),
+    ("By now the choir is with Mr Lindqvist.", False),
+    ("From now on, the choir is with Mr Lindqvist.", True),
+    ("Longer games like Brass need the whole evening.", False),
+])
+def test_change_language_is_read_in_the_name_s_clause(text: str, changed: bool):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import names, said_changed
+
+    doc = nlp.parse_one(text, entities=False)
+    assert [said_changed(doc, n) for n in names(doc)] == [changed]

@@ -6,8 +6,10 @@ instead of 4,000", "not sage green but dark blue", "moved it from 21 to 28 March
 echo of it saying so), or when, with change language (a verb of changing, "now", "actually"), it
 gives the same slot another value. Values and slots come from the parse: a value is a number with
 the noun it counts or a date; its slot is that noun, or the subject of the clause whose predicate
-holds it ("the guest count went up to 32": slot "guest count", value 32). The old line stays, so
-history is readable and a one-line diff shows the correction.
+holds it ("the guest count went up to 32": slot "guest count", value 32). A name is a value too,
+of the noun it belongs to or the clause that holds it ("the choir is now with Dr Moreau" strikes
+"the choir of Mr Halvorsen"), when no number or date changed. The old line stays, so history is
+readable and a one-line diff shows the correction.
 """
 from __future__ import annotations
 
@@ -24,8 +26,10 @@ from sheriff_vault.compaction.values import (
     MONTHS,
     WEEKDAYS,
     Value,
+    added,
     fact_body,
     mentions,
+    names,
     numeric,
     read_ahead,
     said_changed,
@@ -37,6 +41,7 @@ from sheriff_vault.store.items import Item, parse_item
 from sheriff_vault.text import rarity, stem
 
 if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
     from sheriff_vault.compaction.parts import Unit
     from sheriff_vault.store.topics import Topic
@@ -144,6 +149,24 @@ def _corrected(unit: Unit, older: list[Item]) -> list[Item]:
         for item in older:
             if changed and item not in found and _replaces(changed, told, item, text, unit.at):
                 found.append(item)
+    return found or _renamed(unit, doc, older)
+
+
+def _renamed(unit: Unit, doc: Doc, older: list[Item]) -> list[Item]:
+    """The older facts a change of name corrects: the correction names someone or something with
+    change language in the name's clause and no word that adds it ("the choir is now with Dr
+    Moreau", "found a cottage in Portree instead"), and an older fact names another in the same
+    slot ("the choir of Mr Halvorsen") and not the new one."""
+    new = [n for n in names(doc) if ("correction" in unit.flags or said_changed(doc, n)) and not added(doc, n)]
+    if not new:
+        return []
+    found: list[Item] = []
+    for item in older:
+        body = fact_body(item.text)
+        said = {w.lower() for w in re.findall(r"[^\W\d_]+", body)}
+        held = names(nlp.parse_one(body, entities=False))
+        if any(not n.words & said and any(h.slot & n.slot and not h.words & n.words for h in held) for n in new):
+            found.append(item)
     return found
 
 

@@ -1,9 +1,9 @@
 """Values and their changes, read from the parse: a value is a number with the noun it counts, a
-date or a time of day; its slot is that noun, or the subject of the clause whose predicate holds it
-("the guest count went up to 32": slot "guest count", value 32). A change is said by construction
-("4,500 EUR instead of 4,000", "moved it from 21 to 28 March": a pair, new and old) or with change
-language (a verb of changing, "now", "actually"). Echoes, corrections and the plan read them alike;
-how a line is reworded to name the current value first is here too."""
+date, a time of day or a proper name (`names`); its slot is that noun, or the subject of the clause
+whose predicate holds it ("the guest count went up to 32": slot "guest count", value 32). A change
+is said by construction ("4,500 EUR instead of 4,000", "moved it from 21 to 28 March": a pair, new
+and old) or with change language (a verb of changing, "now", "actually"). Echoes, corrections and
+the plan read them alike; how a line is reworded to name the current value first is here too."""
 from __future__ import annotations
 
 import calendar
@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.english.supersede import ARROW, CHANGE_VERBS, FROM_TO, NEW_THEN_OLD, NOW, OLD_THEN_NEW
+from sheriff_vault.compaction.english.supersede import (
+    ADDITIVE,
+    ARROW,
+    CHANGE_VERBS,
+    FROM_TO,
+    NEW_THEN_OLD,
+    NOW,
+    OLD_THEN_NEW,
+)
+from sheriff_vault.compaction.english.title import HONORIFIC
 from sheriff_vault.quantities import MULTIPLIERS
 from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, correction_lead
 
@@ -190,6 +199,90 @@ def _slot(tok: Token) -> frozenset[str]:
     return frozenset(words)
 
 
+@dataclass(frozen=True)
+class Name:
+    """A proper name said as the value of a slot ("the choir is now with Dr Moreau": slot
+    "choir"). `words`: its words in lower case, without a title of address ("dr")."""
+
+    text: str
+    words: frozenset[str]
+    start: int
+    end: int
+    slot: frozenset[str]
+
+
+def names(doc: Doc | Span) -> list[Name]:
+    """The proper names a parsed text states in a slot (`_name_slot`): runs of capitalised words the
+    tagger reads as proper nouns, not a month, a weekday or an acronym ("USD", "BBC"). A name whose
+    slot the parse does not give is left out: nothing says what it is the value of."""
+    out: list[Name] = []
+    toks = list(doc)
+    i = 0
+    while i < len(toks):
+        j = i
+        while j < len(toks) and _name_word(toks[j]):
+            j += 1
+        if j == i:
+            i += 1
+            continue
+        run, i = toks[i:j], j
+        words = frozenset(t.lower_ for t in run if t.lower_.rstrip(".") not in HONORIFIC)
+        inside = {t.i for t in run}
+        root = next((t for t in run if t.head.i not in inside or t.head.i == t.i), run[-1])
+        slot = _name_slot(root) - {t.lemma_.lower() for t in run}
+        if words and slot:
+            out.append(Name(doc[run[0].i - toks[0].i:run[-1].i - toks[0].i + 1].text, words,
+                            run[0].idx, run[-1].idx + len(run[-1].text), slot))
+    return out
+
+
+def _name_word(tok: Token) -> bool:
+    return tok.pos_ == "PROPN" and tok.is_alpha and tok.text[:1].isupper() and not tok.text.isupper() \
+        and tok.lower_ not in MONTHS and tok.lower_ not in WEEKDAYS
+
+
+def _name_slot(tok: Token, depth: int = 0) -> frozenset[str]:
+    """What a name is the value of, from where it hangs: a noun beside it or that it belongs to
+    ("our plumber Ruth", "Tomasz, the new mechanic", "Ms Okonjo's choir", "the choir of Mr
+    Halvorsen", "a cottage at Staffin"); the subject (else the object) of the clause whose copula or
+    preposition holds it ("the choir is now with Dr Moreau", "found a cottage in Portree"); the verb
+    that takes it as its object ("she sings Schubert": "~sing"). A name that is its clause's subject
+    fills no slot: what someone does is no value they hold."""
+    beside = [c for c in tok.children if c.dep_ in ("appos", "compound") and c.pos_ == "NOUN"]
+    return frozenset().union(*(_noun(c) for c in beside)) | _held_by(tok, depth)
+
+
+def _held_by(tok: Token, depth: int) -> frozenset[str]:
+    """The slot a name fills by where it hangs (`_name_slot`), without the nouns beside it."""
+    head = tok.head
+    if tok.dep_ in ("poss", "compound", "appos") and head.pos_ == "NOUN":
+        return frozenset(_noun(head))
+    if tok.dep_ in ("appos", "conj") and head.pos_ == "PROPN" and depth < 3:
+        return _name_slot(head, depth + 1)  # "Brahms, Fauré and Ravel": each fills the first one's slot
+    # a copula's complement, whatever role the tagger gives it ("the coach is now Ms Haddad")
+    clause = head.head if tok.dep_ == "pobj" else head if head.pos_ == "AUX" and "subj" not in tok.dep_ else None
+    if clause is not None and clause.pos_ == "NOUN":
+        return frozenset(_noun(clause))
+    if clause is not None and clause.pos_ in ("VERB", "AUX"):
+        for deps in (("nsubj", "nsubjpass"), ("dobj",)):
+            nouns = [c for c in clause.children if c.dep_ in deps and c.pos_ == "NOUN" and not nlp.negated(c)]
+            if nouns:
+                return frozenset(set().union(*(_noun(c) for c in nouns)))
+    if tok.dep_ == "dobj" and head.pos_ == "VERB" and head.lemma_.lower() not in CHANGE_VERBS \
+            and not _restates(head, tok):
+        return frozenset({f"~{head.lemma_.lower()}"})  # a verb's object: matches only another of that verb
+    return frozenset()
+
+
+def added(doc: Doc, name: Name) -> bool:
+    """The name's clause adds it to what holds ("Tom is coming too", "also booked the Crown")."""
+    anchor = doc.char_span(name.start, name.end, alignment_mode="expand")
+    if anchor is None:
+        return False
+    verb = _clause(anchor.root)
+    return any(t.lower_ in ADDITIVE and _clause(t) == verb for t in anchor.sent)
+
+
 def _restates(verb: Token, value: Token) -> bool:
     """A verb with a pronoun object besides the value ("make that 2,450", "call it 40") sets what
     the pronoun stands for, a value said before: the verb is no slot of its own. The tagger reads a
@@ -314,7 +407,7 @@ def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
             return True
         if t.pos_ == "VERB" and any(c.lower_ in _DIRECTIONS for c in t.children):
             return True
-        if not verbs_only and (t.lower_ in NOW or t.lower_ == "longer"):
+        if not verbs_only and _sets_now(t):
             return True
     return False
 
@@ -342,7 +435,7 @@ def changes_a_value(text: str) -> bool:
     return any(said_changed(doc, v) for v in values(doc))
 
 
-def said_changed(doc: Doc, value: Value) -> bool:
+def said_changed(doc: Doc, value: Value | Name) -> bool:
     """Change language stands in the value's own clause: a verb of changing (or one that goes up
     or down) above it, or a word that sets now against before in the clause of the same verb."""
     anchor = doc.char_span(value.start, value.end, alignment_mode="expand")
@@ -356,7 +449,18 @@ def said_changed(doc: Doc, value: Value) -> bool:
             return True  # "moved to", "went up to", "is down to", "down to 38"; not "lifts of 12% show up"
         came = word
     verb = _clause(anchor.root)
-    return any((t.lower_ in NOW or t.lower_ == "longer") and _clause(t) == verb for t in anchor.sent)
+    return any(_sets_now(t) and _clause(t) == verb for t in anchor.sent)
+
+
+def _sets_now(tok: Token) -> bool:
+    """A word that sets now against before: "now", "instead", "no longer", "from now on"; not "now"
+    after a preposition that spans up to it ("for now", "by now", "until now": so far, until further
+    notice) nor "longer" that compares ("longer games")."""
+    if tok.lower_ == "longer":
+        return tok.i > 0 and tok.doc[tok.i - 1].lower_ in ("no", "any")
+    prep = tok.head if tok.head.pos_ == "ADP" else tok.doc[tok.i - 1] if tok.i > 0 else None
+    spans_to_now = prep is not None and prep.dep_ == "prep" and prep.lower_ != "from"
+    return tok.lower_ in NOW and not spans_to_now
 
 
 def _goes_up_or_down(verb: Token) -> bool:

@@ -23,6 +23,15 @@ NOW = Words(
     counter=("then", "also", "still"),
 )
 
+ADDITIVE = Words(
+    "additive",
+    frozenset({"also", "too", "another", "additionally", "either"}),
+    "focus adverbs (and a determiner) that add to what holds rather than replace it: a name said with them "
+    "joins the one before",
+    examples=("also", "too", "another"),
+    counter=("instead", "now", "only"),
+)
+
 NEW_THEN_OLD = Cue(
     "new_then_old",
     r"(?:,\s*|\s)(?:not|no longer|rather than|instead of)\s+|(?:,\s*|\()was\s+",
