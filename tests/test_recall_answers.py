@@ -277,13 +277,28 @@ def test_a_line_said_beside_a_matching_fact_brings_its_correction(moved_beside):
 
 
 def test_an_excerpt_shows_first_the_numbers_a_correction_says_anew():
-    from sheriff_vault.retrieval.excerpt import excerpt, new_numbers
+    from sheriff_vault.retrieval.excerpt import excerpt, new_values
 
     line = ("Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
             "We've shifted it to Friday 15 May, same hall.")
-    assert new_numbers(line, "Thinking Friday 8 May, about 40 people.") == {"15"}
+    # a name that opens a sentence is read as no name: only "Bergen" is new beside the new date
+    assert new_values(line, "Thinking Friday 8 May, about 40 people.") == {"15", "Bergen"}
     assert "15 May" not in excerpt(line, "when is the reunion?", limit=80)
-    assert "15 May" in excerpt(line, "when is the reunion?", limit=80, new={"15"})
+    assert "15 May" in excerpt(line, "when is the reunion?", limit=80, new={"15", "Bergen"})
+
+
+def test_an_excerpt_shows_first_the_names_a_correction_says_anew():
+    """A correction that names its new value ("now she sings Schubert") is shown by that sentence,
+    not by the one sharing most words with the question; a name the question says is not new."""
+    from sheriff_vault.retrieval.excerpt import excerpt, new_values
+
+    line = ("Ines: Mrs Albers rewrote the plan for the recital. The sonata was far too heavy for Maja at the "
+            "recital, so it is out. Now she sings Schubert, Heidenröslein. Everyone is thrilled.")
+    question = "Which piece does Maja play at the recital?"
+    new = new_values(line, "Ines: Maja plays a Haydn sonata and Brahms.", question)
+    assert new == {"Albers", "Schubert", "Heidenröslein"}
+    assert "Schubert" not in excerpt(line, question, limit=100)
+    assert "Now she sings Schubert, Heidenröslein." in excerpt(line, question, limit=100, new=new)
 
 
 def _doc(text: str, date: str, line: int, superseded: str = ""):

@@ -45,14 +45,14 @@ _NUMBER = re.compile(r"\d+")
 
 def _pick(sents: list[str], wanted: set[str], room: int, new: Set[str] = frozenset()) -> str:
     """The pieces sharing most words with the query that fit in `room`, in their order, gaps as "…";
-    first a piece that says a value replaced another, then one saying one of the `new` numbers
-    (which the line it corrected did not say)."""
-    def says_new(sent: str) -> bool:
-        return bool(new) and bool(new & set(_NUMBER.findall(sent)))
-
-    def rank(i: int) -> tuple[int, int, int, int]:
+    first a piece that says a value replaced another, then one saying a `new` number, then those
+    saying most `new` names (the line it corrected said neither: a date moved, "now she sings
+    Schubert"); the names of who and where around a new number are its reasons, not its value."""
+    def rank(i: int) -> tuple[int, int, int, int, int]:
         sent = sents[i]
-        return (-bool(_NEW_VALUE.search(sent)), -says_new(sent), -_hits(sent, wanted),
+        numbers = len(new & set(_NUMBER.findall(sent))) if new else 0
+        names = len(new & set(_NAME.findall(sent))) if new else 0
+        return (-bool(_NEW_VALUE.search(sent)), -bool(numbers), -names, -_hits(sent, wanted),
                 i if len(sent) <= room else len(sents) + i)
 
     scored = sorted(range(len(sents)), key=rank)
@@ -74,16 +74,23 @@ def _pick(sents: list[str], wanted: set[str], room: int, new: Set[str] = frozens
     return truncate(" ".join(parts).replace(" …", "…").replace("… ", "…"), room)
 
 
-def new_numbers(text: str, replaced: str) -> frozenset[str]:
-    """The numbers a correcting line says that the line it replaced did not: where its new value is."""
-    return frozenset(_NUMBER.findall(text)) - frozenset(_NUMBER.findall(replaced))
+# a capitalised word that does not open a sentence: a name, as a reader would pick it out
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w-]+")
+
+
+def new_values(text: str, replaced: str, query: str = "") -> frozenset[str]:
+    """The numbers and names a correcting line says that the line it replaced did not, nor the
+    question: where its new value is ("Now she sings Schubert.", "shifted it to 15 May")."""
+    def said(t: str) -> frozenset[str]:
+        return frozenset(_NUMBER.findall(t)) | frozenset(_NAME.findall(t))
+    return said(text) - said(replaced) - frozenset(query.split())
 
 
 def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40, new: Set[str] = frozenset()) -> str:
     """A fact as recall shows it: the question it answered only when the answer alone is short, and
     of a long fact only the sentences sharing most words with the query (original order kept), after
     the corrected value it opens with, if any (correction_lead); `new`: numbers to show first (a
-    correction's new value, `new_numbers`)."""
+    correction's new value, `new_values`)."""
     m = SPEAKER.match(text)
     head, body = (text[: m.end() - 2], text[m.end():]) if m else ("", text)
     if m:

@@ -26,7 +26,7 @@ from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER, StaleSnapshot
 from sheriff_vault.retrieval import recent
 from sheriff_vault.retrieval.current import replaced_day, restated
-from sheriff_vault.retrieval.excerpt import excerpt, new_numbers
+from sheriff_vault.retrieval.excerpt import excerpt, new_values
 from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
@@ -314,6 +314,7 @@ class _Ranker:
         self.tag: str | None = None  # recall --tag: only topics with this tag
         self._cited: dict[str, str] = {}  # the citation JSON of documents read so far (`cites`)
         self._decoded: dict[str, list[dict]] = {}
+        self._struck: dict[str, list[Doc]] = {}  # topic -> its struck lines (`_struck_lines`)
 
     def cites(self, docs: Iterable[Doc]) -> dict[str, str]:
         """The stored citation JSON of these documents (and of those read before), by doc id: the
@@ -619,6 +620,18 @@ class _Ranker:
                                     if d.superseded and d.superseded_by and d.kind in ITEM_KINDS]
         return lines
 
+    def _replaced(self, doc: Doc) -> Doc | None:
+        """The struck line of its topic that a current fact corrected: one whose mark names a turn
+        the fact cites ("(superseded DAY by t25)") and whose replacement it is (`_replacement`: a
+        line merely citing that turn as well is not)."""
+        if doc.superseded:
+            return None
+        lines = self._struck_lines(doc.topic_path, self._struck)
+        if not lines:
+            return None
+        turns = {t for c in self.citations(doc) for t in c.get("turns", ())}
+        return next((d for d in lines if d.superseded_by in turns and self._replacement(d) is doc), None)
+
     def _replacement(self, doc: Doc) -> Doc | None:
         """The current fact that corrected a struck one: of its topic's lines citing the turn its
         mark names ("(superseded DAY by t34)"), the one whose own words share most with it (a turn
@@ -661,8 +674,8 @@ class _Ranker:
     def _fact(self, cand: tuple[float, Doc, TopicHit, dict]) -> FactHit:
         prio, doc, _, sig = cand
         superseded = "" if self._current_at_window_end(doc) else self._superseded(doc)
-        old = self.snap.docs.get(sig.get("replaces", ""))
-        new = new_numbers(doc.text, old.text) if old is not None else frozenset()
+        old = self.snap.docs.get(sig.get("replaces", "")) or self._replaced(doc)
+        new = new_values(doc.text, old.text, self.query) if old is not None else frozenset()
         cited = json.loads(self.cites([doc])[doc.doc_id])  # its own list: the hit is handed out
         return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, cited, prio, sig, doc.line,
                        doc.topic_path, doc.done, excerpt(doc.text, self.query, new=new), superseded)
