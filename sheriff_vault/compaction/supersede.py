@@ -161,10 +161,10 @@ def _renamed(unit: Unit, doc: Doc, older: list[Item]) -> list[Item]:
     if not new:
         return []
     found: list[Item] = []
-    for item in older:
-        body = fact_body(item.text)
+    bodies = [fact_body(item.text) for item in older]
+    for item, body, parsed in zip(older, bodies, nlp.parse(bodies, entities=False), strict=True):
         said = {w.lower() for w in re.findall(r"[^\W\d_]+", body)}
-        held = names(nlp.parse_one(body, entities=False))
+        held = names(parsed)
         if any(not n.words & said and any(h.slot & n.slot and not h.words & n.words for h in held) for n in new):
             found.append(item)
     return found
