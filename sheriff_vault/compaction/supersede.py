@@ -38,7 +38,7 @@ from sheriff_vault.compaction.values import (
     values,
 )
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import rarity, stem
+from sheriff_vault.text import rarity, stem, words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -163,7 +163,7 @@ def _renamed(unit: Unit, doc: Doc, older: list[Item]) -> list[Item]:
     found: list[Item] = []
     bodies = [fact_body(item.text) for item in older]
     for item, body, parsed in zip(older, bodies, nlp.parse(bodies, entities=False), strict=True):
-        said = {w.lower() for w in re.findall(r"[^\W\d_]+", body)}
+        said = {w.lower() for w in words(body)}
         held = names(parsed)
         if any(not n.words & said and any(h.slot & n.slot and not h.words & n.words for h in held) for n in new):
             found.append(item)

@@ -231,8 +231,8 @@ def names(doc: Doc | Span) -> list[Name]:
         root = next((t for t in run if t.head.i not in inside or t.head.i == t.i), run[-1])
         slot = _name_slot(root) - {t.lemma_.lower() for t in run}
         if words and slot:
-            out.append(Name(doc[run[0].i - toks[0].i:run[-1].i - toks[0].i + 1].text, words,
-                            run[0].idx, run[-1].idx + len(run[-1].text), slot))
+            span = run[0].doc[run[0].i:run[-1].i + 1]
+            out.append(Name(span.text, words, span.start_char, span.end_char, slot))
     return out
 
 

@@ -83,7 +83,7 @@ def new_values(text: str, replaced: str, query: str = "") -> frozenset[str]:
     question: where its new value is ("Now she sings Schubert.", "shifted it to 15 May")."""
     def said(t: str) -> frozenset[str]:
         return frozenset(_NUMBER.findall(t)) | frozenset(_NAME.findall(t))
-    return said(text) - said(replaced) - frozenset(query.split())
+    return said(text) - said(replaced) - frozenset(re.findall(r"[\w-]+", query))
 
 
 def excerpt(text: str, query: str, limit: int = 150, keep_question: int = 40, new: Set[str] = frozenset()) -> str:

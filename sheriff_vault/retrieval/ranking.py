@@ -315,6 +315,7 @@ class _Ranker:
         self._cited: dict[str, str] = {}  # the citation JSON of documents read so far (`cites`)
         self._decoded: dict[str, list[dict]] = {}
         self._struck: dict[str, list[Doc]] = {}  # topic -> its struck lines (`_struck_lines`)
+        self._replacements: dict[str, Doc | None] = {}  # struck line -> the fact that corrected it
 
     def cites(self, docs: Iterable[Doc]) -> dict[str, str]:
         """The stored citation JSON of these documents (and of those read before), by doc id: the
@@ -636,14 +637,19 @@ class _Ranker:
         """The current fact that corrected a struck one: of its topic's lines citing the turn its
         mark names ("(superseded DAY by t34)"), the one whose own words share most with it (a turn
         may make several lines, and a line may cite it as the question it answers; the correction
-        restates what it corrects), then the newest."""
+        restates what it corrects), then the newest. Read once a question: the carry above and
+        each shown fact (`_replaced`) ask it of the same struck lines."""
+        if doc.doc_id in self._replacements:
+            return self._replacements[doc.doc_id]
         by = doc.superseded_by
         near = [d for d in self.snap.docs_of_topic.get(doc.topic_path, ()) if d.kind in ITEM_KINDS
                 and not d.superseded and d.date >= doc.date]
         cites = self.cites(near)
         found = [d for d in near if f'"{by}"' in cites[d.doc_id]  # the stored JSON, before decoding it
                  and any(by in c.get("turns", ()) for c in self.citations(d))]
-        return max(found, key=lambda d: (restated(doc.text, d.text), d.date, d.line), default=None)
+        current = self._replacements[doc.doc_id] = max(
+            found, key=lambda d: (restated(doc.text, d.text), d.date, d.line), default=None)
+        return current
 
     def _matches(self, cand: tuple[float, Doc, TopicHit, dict], min_cosine: float) -> bool:
         """Shares a word with the query, means something close, belongs to a topic the query names,
