@@ -301,6 +301,23 @@ def test_an_excerpt_shows_first_the_names_a_correction_says_anew():
     assert "Now she sings Schubert, Heidenröslein." in excerpt(line, question, limit=100, new=new)
 
 
+def test_an_excerpt_shows_a_corrected_price_before_the_clause_that_repeats_the_old_one():
+    """"at £2.15 a jar, not the £1.90 you had": the clause with the new price is shown, though it
+    has no other word to say, and the clause that repeats the replaced price gives way to it."""
+    from sheriff_vault.retrieval.excerpt import excerpt, new_values, said_values
+
+    line = ("Assistant: Those are the right jars, 120 amber jars with lids, but at £2.15 a jar, not the £1.90 "
+            "you had: their spring catalogue from 3 March 2026 applies. That's £30 more on the order, £258 instead "
+            "of £228.")
+    old = "Odile: The jars come from Brannock Glass at £1.90 a jar, amber, 250 ml."
+    question = "How much does each jar from Brannock Glass cost?"
+    shown = excerpt(line, question, new=new_values(line, old, question),
+                    old=said_values(old) - said_values(question))
+    assert "2.15" in shown and "1.90" not in shown
+    # without the replaced line to read, the clause saying the old price may come first
+    assert shown != excerpt(line, question, new=new_values(line, old, question))
+
+
 def _doc(text: str, date: str, line: int, superseded: str = ""):
     from sheriff_vault.index.docs import Doc
 

@@ -26,7 +26,7 @@ from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.index.snapshot import COARSER, StaleSnapshot
 from sheriff_vault.retrieval import recent
 from sheriff_vault.retrieval.current import replaced_day, restated
-from sheriff_vault.retrieval.excerpt import excerpt, new_values
+from sheriff_vault.retrieval.excerpt import excerpt, new_values, said_values
 from sheriff_vault.retrieval.recent import RecentHit
 from sheriff_vault.retrieval.reply import MAX_QUERY_CHARS
 from sheriff_vault.retrieval.result import Cut, FactHit, RecallResult, TopicHit
@@ -682,9 +682,10 @@ class _Ranker:
         superseded = "" if self._current_at_window_end(doc) else self._superseded(doc)
         old = self.snap.docs.get(sig.get("replaces", "")) or self._replaced(doc)
         new = new_values(doc.text, old.text, self.query) if old is not None else frozenset()
+        stale = said_values(old.text) - said_values(self.query) if old is not None else frozenset()
         cited = json.loads(self.cites([doc])[doc.doc_id])  # its own list: the hit is handed out
         return FactHit(doc.doc_id, doc.kind, doc.text, doc.date, cited, prio, sig, doc.line,
-                       doc.topic_path, doc.done, excerpt(doc.text, self.query, new=new), superseded)
+                       doc.topic_path, doc.done, excerpt(doc.text, self.query, new=new, old=stale), superseded)
 
     def _current_at_window_end(self, doc: Doc) -> bool:
         """As of a date before it was replaced, a superseded value was the current one."""
