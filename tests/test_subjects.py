@@ -365,6 +365,48 @@ def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
     assert any({"t5", "t6"} <= {t.id for t in s.turns} and "t1" not in {t.id for t in s.turns} for s in found)
 
 
+@pytest.mark.parametrize(("text", "nouns"), [
+    ("Also my kettle is broken. It trips the fuse.", {"kettle"}),
+    ("Meanwhile the bakery website is nearly done.", {"bakery", "website"}),
+    ("oh and also my knee is sore again", {"knee"}),
+    ("Also, the choir asked for a second rehearsal.", {"choir"}),
+])
+def test_a_clause_added_with_also_names_its_matter_by_its_subject(text: str, nouns: set[str]) -> None:
+    from sheriff_vault.compaction.cues import added_nouns
+
+    assert added_nouns(nlp.parse_one(text)) == {stem(n) for n in nouns}
+
+
+@pytest.mark.parametrize("text", [
+    "also booked a second session for Thursday",  # no subject: the matter already talked about
+    "Also it rained all day.",  # a pronoun names nothing
+    "Then the plumber came.",  # an adverb of sequence adds nothing beside
+    "The kettle is also broken.",  # "also" inside a clause, not opening it
+])
+def test_a_clause_without_an_added_subject_names_nothing(text: str) -> None:
+    from sheriff_vault.compaction.cues import added_nouns
+
+    assert added_nouns(nlp.parse_one(text)) == set()
+
+
+def test_a_matter_added_with_also_that_the_subject_never_named_moves_the_talk() -> None:
+    """"Also my knee is sore" after two turns of greenhouse talk starts another subject, however
+    young the one before; "also, the seedlings ..." stays with the greenhouse, which named them."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    knee = ["Also my knee is sore from kneeling by the tomato seedlings in the greenhouse.",
+            "The sore knee swells at night from all that kneeling."]
+    trace: list[dict] = []
+    found = find_subjects(turns(*GARDEN[:2], *knee), hash_vectors, trace=trace)
+    cues = {entry["turn"]: entry["cues"] for entry in trace}
+    assert "beside" in cues["t3"]
+    assert any({"t3", "t4"} <= {t.id for t in s.turns} and "t1" not in {t.id for t in s.turns} for s in found)
+    trace = []
+    find_subjects(turns(*GARDEN[:2], "Also, the seedlings want more light in the greenhouse."), hash_vectors,
+                  trace=trace)
+    assert "beside" not in trace[-1]["cues"]
+
+
 def test_a_change_goes_to_the_one_subject_that_said_the_old_value():
     """"the sale is now on 14 June instead of 7 June" belongs where 7 June was said, whatever its words
     are closer to; no change, or an old value two subjects said, decides nothing."""

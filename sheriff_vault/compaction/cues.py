@@ -257,6 +257,24 @@ class Named:
         return None
 
 
+def added_nouns(doc: Doc) -> set[str]:
+    """The nouns of the subject of a clause a turn opens with an adverb of addition (english/place.py
+    BESIDE): "Also my laptop is dying", "Meanwhile the dentist site is nearly done" -> laptop; dentist,
+    site. None when the clause has no noun for its subject ("also added a session", "also it rained")."""
+    i = 0
+    while i < len(doc) and (doc[i].is_punct or doc[i].is_space or doc[i].pos_ in ("CCONJ", "INTJ")):
+        i += 1
+    if i >= len(doc) or doc[i].lower_ not in place.BESIDE or doc[i].head.i == i:
+        return set()
+    clause = doc[i].head
+    subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects and clause.dep_ == "acomp":  # "also my back is sore": the adjective's verb holds the subject
+        subjects = [c for c in clause.head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects or subjects[0].pos_ not in _NOUNS:
+        return set()
+    return {stem(t.text) for t in subjects[0].subtree if t.pos_ in _NOUNS}
+
+
 def heading_nouns(doc: Doc) -> set[str]:
     """The nouns a turn heads itself with before it says anything: the verbless phrases it opens on
     up to a colon or a full stop ("Coffee first, then: the gutters. They overflow ..." -> coffee,

@@ -27,6 +27,7 @@ from sheriff_vault.compaction.cues import (
     DIFFERENT,
     RETURN_CUE,
     SWITCH,
+    added_nouns,
     first_segment,
     heading_nouns,
     ordinal,
@@ -165,11 +166,14 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = said_switch = bool(SWITCH.search(head.content))
-        heads = heading_nouns(nlp.parse_one(head.content))
+        parsed = nlp.parse_one(head.content)
+        heads = heading_nouns(parsed)
         # a heading that names nothing the current subject has talked about moves the talk
         elsewhere = bool(heads) and current is not None and len(subjects[current].vectors) > YOUNG \
             and not heads & set(subjects[current].bag)
-        switch = switch or elsewhere
+        added = added_nouns(parsed)  # "also my laptop is dying": so does a matter added beside it
+        beside = bool(added) and current is not None and not added & set(subjects[current].bag)
+        switch = switch or elsewhere or beside
         opens = not answers and not switch and current is not None \
             and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
         # a subject just raised keeps its short details; a long turn far from it is no detail
@@ -190,7 +194,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
-                              {"switch": switch, "heading": elsewhere, "opens": opens, "pause": pause,
+                              {"switch": switch, "heading": elsewhere, "beside": beside, "opens": opens, "pause": pause,
                                "answers": bool(answers), "detail": young, "old value": holder is not None},
                               shift))
         subject = subjects[chosen]

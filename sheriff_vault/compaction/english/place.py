@@ -23,6 +23,15 @@ ADDITION = Words(
     counter=("then", "first", "so"),
 )
 
+BESIDE = Words(
+    "beside",
+    frozenset({"also", "meanwhile", "additionally"}),
+    "an adverb of addition or of what goes on at the same time, opening a clause of its own, adds a matter "
+    "beside the one talked about; the clause's subject says which",
+    examples=("also", "meanwhile"),
+    counter=("then", "next", "so", "still"),
+)
+
 GENERAL = Words(
     "general",
     frozenset({"thing", "topic", "question", "matter", "subject", "point", "item", "issue", "one", "note", "number",
