@@ -54,6 +54,16 @@ def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
 def test_gerunds_become_the_nouns_english_has_for_them():
     assert [nominal(g) for g in ("migrating", "renovating", "adopting", "upgrading", "moving", "painting")] == \
         ["migration", "renovation", "adoption", "upgrade", "move", ""]
+    # -ss verbs of two syllables take -ion; a one-syllable one has a noun of another meaning
+    assert [nominal(g) for g in ("discussing", "missing", "passing")] == ["discussion", "", ""]
+
+
+def test_a_heading_made_of_a_general_noun_gives_no_title():
+    """"And the best thing last." announces a subject and names none: the trip it goes on to
+    is the title; "Second: the survey data" names its item."""
+    turn = "And the best thing last. In June we go to Bergen for a week, the two of us."
+    assert intro_titles(turn, set()) == ["Bergen trip"]
+    assert "survey data" in intro_titles("Second: the survey data. It came in today.", set())
 
 
 def test_the_title_is_what_recurs_not_the_rarest_name():
@@ -78,6 +88,9 @@ def test_a_one_word_title_takes_the_phrase_it_heads():
     assert title.name.lower().endswith("birthday party")
     plain = name_subject(texts[1:], other, set())  # never called anything longer: stays "Party"
     assert plain.name == "Party"
+    # a longer phrase said once in passing describes the thing, it does not name it
+    passing = name_subject([*texts[1:], "It will be a garden party, if it stays dry."], other, set())
+    assert passing.name == "Party"
 
 
 def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():

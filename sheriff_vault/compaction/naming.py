@@ -132,7 +132,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     names = Counter(n for doc in nlp.parse(texts) for n in _names(doc)
                     if not set(n.lower().split()) & ignore and n.lower() not in elsewhere)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
-    title = _with_modifier(title, scored)
+    title = _with_modifier(title, scored, lambda form: counts.get(_key(form), 0) >= 2 or form in intro)
     proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0]
     # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
     aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
@@ -195,9 +195,11 @@ def _counts(key: str, form: str, counted: Counter[str]) -> bool:
         and all(describes_only(w.lower()) or w.lower() in english.GENERIC for w in form.split()[:-1])
 
 
-def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
+def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable[[str], bool]) -> str:
     """A one-word title that a well-placed longer phrase ends in takes that phrase: "Party" said
-    with "birthday party" is the birthday party, as a person would title the note."""
+    with "birthday party" is the birthday party, as a person would title the note. The phrase must
+    come back (`recurs`: said in two turns, or how the subject opened): "the odd night" said once in
+    a reply about night shifts is a passing description, not what the note is about."""
     if " " in title or not scored:
         return title
     top = scored[0][0] if scored[0][0] != float("inf") else max((x for x, _ in scored[1:]), default=0.0)
@@ -205,7 +207,7 @@ def _with_modifier(title: str, scored: list[tuple[float, str]]) -> str:
     for score, form in scored:
         words = form.split()
         if 1 < len(words) <= 3 and stem(words[-1].lower()) == head and score >= MODIFIED_SHARE * top \
-                and _quality(form) >= 0.5:
+                and _quality(form) >= 0.5 and recurs(form):
             return form
     return title
 
@@ -240,6 +242,8 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                     continue
                 if how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]):
                     continue
+                if cue in (english.HEADING, english.LIST_ITEM) and any(w.lower() in english.GENERIC for w in words):
+                    continue  # "And the best thing last.": a general noun heads no subject, it announces one
                 if how == "visit":
                     out.append(possessive(" ".join(words), "visit"))
                 elif how == "list" and all(w[:1].isupper() for w in words):
@@ -424,8 +428,9 @@ def nominal(gerund: str) -> str:
     from wordfreq import zipf_frequency
 
     base = gerund[:-3]
-    # "+ion" only after t or ss (adopt-ion, migrat-ion, discuss-ion): "billing" is no "billion"
-    for noun in (base + "ation", base + "ion" if base.endswith(("t", "ss")) else "",
+    # "+ion" only after t, or after ss closing a verb of two syllables or more (adopt-ion, migrat-ion,
+    # discuss-ion): "billing" is no "billion", "missing" no "mission", "passing" no "passion"
+    for noun in (base + "ation", base + "ion" if base.endswith("t") or base.endswith("ss") and len(base) > 5 else "",
                  base[:-1] + "ion" if base.endswith("t") else ""):
         if noun and len(noun) > 5 and zipf_frequency(noun, "en") >= 3.5:
             return noun

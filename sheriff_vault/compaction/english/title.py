@@ -104,10 +104,10 @@ UPGRADE_TO = Cue(
 
 TRIP_TO = Cue(
     "trip_to",
-    r"\b(?:going|travell?ing|flying|heading|off)\s+to\s+(?P<obj>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)",
+    r"\b(?:go|going|travell?ing|flying|heading|off)\s+to\s+(?P<obj>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)",
     "going (flying, heading) to a named place is a trip there",
-    examples=("We're flying to Reykjavik in March.", "off to Porto next week"),
-    counter=("going to the dentist", "I'm going to call them"),
+    examples=("We're flying to Reykjavik in March.", "off to Porto next week", "in June we go to Bergen for a week"),
+    counter=("going to the dentist", "I'm going to call them", "we go to the gym on Mondays"),
     flags=0,
 )
 
