@@ -141,6 +141,20 @@ def test_wake_decisions(vault):
     assert wake(vault, now=NOW).decision == "blocked"
 
 
+def test_wake_names_the_topic_the_unfinished_task_belongs_to(vault):
+    """"doing the strings now" says little; the topic the sleep placed the task in says what the work
+    is, under the name the topic has now. A topic gone since names nothing."""
+    vault.config.embedding.enabled = False
+    build(vault)
+    topic = vault.topics.all()[0]
+    write_wake_packet(vault, day("2026-02-24T09:30:00"), in_progress={
+        "status": "running", "resume_hint": "Where it stopped: doing the next part now.", "topic_id": topic.id})
+    assert f"in the middle of a task on {topic.name}; resume it now" in wake(vault, now=NOW).bundle
+    write_wake_packet(vault, day("2026-02-24T09:40:00"), in_progress={
+        "status": "running", "resume_hint": "Where it stopped: doing the next part now.", "topic_id": "gone-topic"})
+    assert "in the middle of a task; resume it now" in wake(vault, now=NOW).bundle
+
+
 def test_wake_bundle_fits_its_budget_and_marks_memory_as_data(vault):
     vault.config.embedding.enabled = False
     build(vault)

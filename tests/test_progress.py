@@ -213,3 +213,22 @@ def test_parts_done_and_the_speakers_next_part_in_one_turn_is_work_paused_betwee
                                ("assistant", "Good, that's one less thing."),
                                ("user", "We'll visit my parents at the weekend.")))
     assert planned.status == "idle"
+
+
+PAUSED = "Right, tea. Tins, brushes and rollers done, so shelves 1-3. We'll do the ladders after tea, then the tape."
+
+
+def test_a_stretch_of_work_opened_on_its_own_name_gives_the_goal():
+    """No request, no "I need to": the person opened the stretch on what it is ("Shelf audit day.")
+    and stopped between its steps; the opening is the goal, for it names the same work."""
+    got = in_progress(talk(("user", "Shelf audit day. Back room first, shelf by shelf. Shelf 1, paint tins: 40."),
+                           ("assistant", "Good start. What's on shelf 2?"),
+                           ("user", "Shelf 2, brushes: 64. Shelf 3, rollers: 22."),
+                           ("assistant", "Three shelves done."),
+                           ("user", PAUSED)))
+    assert got.status == "running" and got.resume_hint.startswith("Goal: Shelf audit day.")
+    # an opening about something else is no goal of the work
+    other = in_progress(talk(("user", "The plumber came about the boiler."),
+                             ("assistant", "Good."),
+                             ("user", PAUSED)))
+    assert other.status == "running" and not other.resume_hint.startswith("Goal:")

@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sheriff_vault.errors import VaultError
 from sheriff_vault.store.packets import InProgress, WakePacket, latest_packet
 from sheriff_vault.store.sleeps import packet_commit, sleep_times
 from sheriff_vault.store.topics import iso
@@ -76,10 +77,27 @@ def wake(vault: Vault, message: str = "", *, now: dt.datetime | None = None, bud
                           deep=window_in_message, buffered=False)  # the bundle shows the buffer's turns itself
     skills = _skill_manifests(vault, packet.recent_skill_refs if packet else [])
     commit, tag = packet_commit(vault, vault.rel(found[0])) if found else (None, None)
+    topic = _topic_name(vault, progress.topic_id) if decision in ("resume", "confirm", "blocked") else ""
     bundle = _render(decision, progress, slept_at, minutes, tail, recalled, skills, shares, budget,
-                     commit=commit, tag=tag)
+                     commit=commit, tag=tag, topic=topic)
     return WakeResult(slept_at, minutes, decision, progress, tail, recalled.json if recalled else None, skills,
                       bundle, vault.rel(found[0]) if found else None, commit=commit, sleep_tag=tag)
+
+
+def _topic_name(vault: Vault, topic_id: str | None) -> str:
+    """The name the topic of the unfinished task has now (a person may have renamed it since the
+    sleep); '' when the sleep placed the task in no topic or the topic is gone."""
+    if not topic_id:
+        return ""
+    for path in vault.topics.paths():  # an id is a UUID: only the file that says it is parsed
+        try:
+            if topic_id in path.read_text(encoding="utf-8", errors="replace"):
+                topic = vault.topics.load(path)
+                if topic.id == topic_id:
+                    return topic.name
+        except (OSError, VaultError):
+            continue
+    return ""
 
 
 def _shown(turn: Any) -> dict:
@@ -120,17 +138,20 @@ def _skill_manifests(vault: Vault, refs: list[str]) -> list[dict]:
 
 def _render(decision: str, progress: InProgress, slept_at: dt.datetime | None, minutes: float | None, tail: list[dict],
             recalled: RecallReply | None, skills: list[dict], shares: dict[str, int], budget: int, *,
-            commit: str | None = None, tag: str | None = None) -> str:
+            commit: str | None = None, tag: str | None = None, topic: str = "") -> str:
+    """`topic`: the name of the topic the unfinished task belongs to: "in the middle of a task on
+    Guitar Restring" tells what the work is about when the last turn says only "doing the strings now"."""
     hint = progress.resume_hint
+    on = f" on {topic}" if topic else ""
     if decision == "fresh-start":
         status = "No wake packet: this is a fresh start."
     else:
         ago = _ago(minutes)
         status = {
-            "resume": f"You slept {ago} in the middle of a task; resume it now. {hint}",
-            "confirm": f"You slept {ago} in the middle of a task; that was a while ago, so ask the person whether "
+            "resume": f"You slept {ago} in the middle of a task{on}; resume it now. {hint}",
+            "confirm": f"You slept {ago} in the middle of a task{on}; that was a while ago, so ask the person whether "
                        f"to continue or re-plan before acting. {hint}",
-            "blocked": f"Before sleeping ({ago}) you were blocked: {hint} Ask the person for what is missing.",
+            "blocked": f"Before sleeping ({ago}) you were blocked{on}: {hint} Ask the person for what is missing.",
             "idle": f"You slept {ago}; nothing was in progress. {hint}".strip(),
         }[decision]
     if commit:

@@ -42,7 +42,7 @@ from sheriff_vault.store.packets import InProgress
 from sheriff_vault.text import truncate
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span, Token
+    from spacy.tokens import Doc, Span, Token
 
 SESSION_GAP_HOURS = 3
 WINDOW = 12  # turns at most: older talk is the slept past, not the task at hand
@@ -413,7 +413,21 @@ def _goal(recent: list[Turn], task: _Task) -> str:
         for sent in reversed(sents):
             if read(sent).request or _intent(sent):
                 return truncate(sent.text.strip(), 160)
-    return ""
+    return _opening(recent, docs, task)
+
+
+def _opening(recent: list[Turn], docs: Sequence[Doc], task: _Task) -> str:
+    """No request or intent before the task: how the person opened the stretch of talk it belongs to,
+    when that opening names the same work as the task's turn ("Stock count day. Aisle 1, inner tubes:
+    212." before "tubes and pads done, tyres after lunch"); '' when the stretch opens on something
+    else, or on the task itself. `docs`: the stretch's parses up to the task's turn."""
+    first = next((i for i, t in enumerate(recent[: len(docs)]) if t.role == "user"), None)
+    if first is None or recent[first] is task.turn:
+        return ""
+    sent = next((s for s in docs[first].sents if s.text.strip()), None)
+    if sent is None or not any(_names(t) for t in sent) or not _words(docs[first][:]) & _words(docs[-1][:]):
+        return ""
+    return truncate(sent.text.strip(), 160)
 
 
 def _intent(sent: Span) -> bool:
