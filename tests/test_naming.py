@@ -88,9 +88,11 @@ def test_a_one_word_title_takes_the_phrase_it_heads():
     assert title.name.lower().endswith("birthday party")
     plain = name_subject(texts[1:], other, set())  # never called anything longer: stays "Party"
     assert plain.name == "Party"
-    # a longer phrase said once in passing describes the thing, it does not name it
-    passing = name_subject([*texts[1:], "It will be a garden party, if it stays dry."], other, set())
+    # an adjective said once in passing describes the thing, it does not name it; a noun classifies it
+    passing = name_subject([*texts[1:], "It will be a lively party, if it stays dry."], other, set())
     assert passing.name == "Party"
+    kind = name_subject([*texts[1:], "It will be a garden party, if it stays dry."], other, set())
+    assert kind.name == "Garden party"
 
 
 def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():

@@ -100,7 +100,7 @@ def test_links_from_a_topic_the_sleep_does_not_touch_follow_the_rename(tmp_path:
     root = make_vault(tmp_path)
     first = sleep(root, "a", "2026-03-02", FIRST + OTHER)
     assert len(first["created"]) == 2, first["created"]
-    sign = next(t for t in first["created"] if t["name"] == "New customer")
+    sign = next(t for t in first["created"] if t["name"] == "Customer")
     bike = next(t for t in first["created"] if t is not sign)
     assert f"[[{Path(sign['path']).stem}|" in (root / bike["path"]).read_text()
     second = sleep(root, "b", "2026-03-05", SECOND)

@@ -132,7 +132,8 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     names = Counter(n for doc in nlp.parse(texts) for n in _names(doc)
                     if not set(n.lower().split()) & ignore and n.lower() not in elsewhere)
     title = chosen[0] if chosen else (names.most_common(1)[0][0] if names else "")
-    title = _with_modifier(title, scored, lambda form: counts.get(_key(form), 0) >= 2 or form in intro)
+    title = _with_modifier(title, scored, lambda form: counts.get(_key(form), 0) >= 2 or form in intro
+                           or not (form in _KIND and _KIND[form].described))
     proper = [n for n, _ in names.most_common(3) if n.lower() != title.lower() and _quality(n) > 0]
     # a name said inside the subject ("Biscuit", "Umzugsfix") is how a person will ask for it again
     aliases = proper[:2] + [c for c in chosen[1:] if (" " in c or rarity(c) >= 1.0) and _quality(c) >= 0.5]
@@ -197,9 +198,10 @@ def _counts(key: str, form: str, counted: Counter[str]) -> bool:
 
 def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable[[str], bool]) -> str:
     """A one-word title that a well-placed longer phrase ends in takes that phrase: "Party" said
-    with "birthday party" is the birthday party, as a person would title the note. The phrase must
-    come back (`recurs`: said in two turns, or how the subject opened): "the odd night" said once in
-    a reply about night shifts is a passing description, not what the note is about."""
+    with "birthday party" is the birthday party, as a person would title the note. A phrase whose
+    adjective describes must come back (`recurs`: said in two turns, or how the subject opened): "the
+    odd night" said once in a reply about night shifts is a passing description; a noun before the
+    head classifies it ("courtesy car") however often it is said."""
     if " " in title or not scored:
         return title
     top = scored[0][0] if scored[0][0] != float("inf") else max((x for x, _ in scored[1:]), default=0.0)
@@ -574,6 +576,7 @@ class _Kind:
     head_pos: str
     proper: tuple[bool, ...]
     person: bool = False  # the head is a person's name ("my nephew Arlo"): who, not what
+    described: bool = False  # an adjective stands before the head ("odd night"), not only nouns ("courtesy car")
 
 
 _KIND: dict[str, _Kind] = {}  # by spelling, as first read: a daemon sleeps many vaults, so it is bounded
@@ -585,7 +588,7 @@ def _kind(tokens: Sequence[Token], head_noun: bool = False) -> _Kind:
     last = tokens[-1]
     head = "NOUN" if head_noun or last.like_num or last.ent_type_ in NAMED_KINDS or _verb_as_noun(last) else last.pos_
     return _Kind(head, tuple(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) for t in tokens),
-                 _names_a_person(last, tokens))
+                 _names_a_person(last, tokens), any(t.pos_ == "ADJ" for t in tokens[:-1]))
 
 
 def _names_a_person(last: Token, tokens: Sequence[Token]) -> bool:
