@@ -370,6 +370,7 @@ def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
     ("Meanwhile the bakery website is nearly done.", {"bakery", "website"}),
     ("oh and also my knee is sore again", {"knee"}),
     ("Also, the choir asked for a second rehearsal.", {"choir"}),
+    ("And the boiler is leaking again.", {"boiler"}),
 ])
 def test_a_clause_added_with_also_names_its_matter_by_its_subject(text: str, nouns: set[str]) -> None:
     from sheriff_vault.compaction.cues import added_nouns
@@ -382,6 +383,8 @@ def test_a_clause_added_with_also_names_its_matter_by_its_subject(text: str, nou
     "Also it rained all day.",  # a pronoun names nothing
     "Then the plumber came.",  # an adverb of sequence adds nothing beside
     "The kettle is also broken.",  # "also" inside a clause, not opening it
+    "But the boiler is leaking again.",  # a contrast goes on about the matter talked about
+    "And it is leaking again.",
 ])
 def test_a_clause_without_an_added_subject_names_nothing(text: str) -> None:
     from sheriff_vault.compaction.cues import added_nouns

@@ -258,12 +258,15 @@ class Named:
 
 
 def added_nouns(doc: Doc) -> set[str]:
-    """The nouns of the subject of a clause a turn opens with an adverb of addition (english/place.py
-    BESIDE): "Also my laptop is dying", "Meanwhile the dentist site is nearly done" -> laptop; dentist,
-    site. None when the clause has no noun for its subject ("also added a session", "also it rained")."""
+    """The nouns of the subject of a clause a turn opens with "and" or an adverb of addition
+    (english/place.py BESIDE): "Also my laptop is dying", "And the tax prepayment is due" -> laptop;
+    tax, prepayment. None when the clause has no noun for its subject ("also added a session", "and it
+    rained")."""
     i = 0
-    while i < len(doc) and (doc[i].is_punct or doc[i].is_space or doc[i].pos_ in ("CCONJ", "INTJ")):
+    while i < len(doc) and (doc[i].is_punct or doc[i].is_space or doc[i].pos_ == "INTJ"):
         i += 1
+    if i + 1 < len(doc) and doc[i].lower_ == "and" and doc[i + 1].lower_ in place.BESIDE:
+        i += 1  # "and also", "and meanwhile"
     if i >= len(doc) or doc[i].lower_ not in place.BESIDE or doc[i].head.i == i:
         return set()
     clause = doc[i].head

@@ -25,11 +25,11 @@ ADDITION = Words(
 
 BESIDE = Words(
     "beside",
-    frozenset({"also", "meanwhile", "additionally"}),
-    "an adverb of addition or of what goes on at the same time, opening a clause of its own, adds a matter "
-    "beside the one talked about; the clause's subject says which",
-    examples=("also", "meanwhile"),
-    counter=("then", "next", "so", "still"),
+    frozenset({"and", "also", "meanwhile", "additionally"}),
+    "the additive conjunction, or an adverb of addition or of what goes on at the same time, opening a turn "
+    "and a clause of its own, adds a matter beside the one talked about; the clause's subject says which",
+    examples=("and", "also", "meanwhile"),
+    counter=("but", "so", "then", "next", "still"),
 )
 
 GENERAL = Words(
