@@ -371,6 +371,8 @@ def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
     ("oh and also my knee is sore again", {"knee"}),
     ("Also, the choir asked for a second rehearsal.", {"choir"}),
     ("And the boiler is leaking again.", {"boiler"}),
+    # the phrase up to its head: what is said after it is no part of what the clause is about
+    ("And the annual boat licence is coming up: 120 due on 3 April, same as in May.", {"boat", "licence"}),
 ])
 def test_a_clause_added_with_also_names_its_matter_by_its_subject(text: str, nouns: set[str]) -> None:
     from sheriff_vault.compaction.cues import added_nouns

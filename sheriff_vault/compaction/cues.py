@@ -275,7 +275,8 @@ def added_nouns(doc: Doc) -> set[str]:
         subjects = [c for c in clause.head.children if c.dep_ in ("nsubj", "nsubjpass")]
     if not subjects or subjects[0].pos_ not in _NOUNS:
         return set()
-    return {stem(t.text) for t in subjects[0].subtree if t.pos_ in _NOUNS}
+    head = subjects[0]  # the noun phrase up to its head: what follows it ("..., due on 10 June") says more
+    return {stem(t.text) for t in (head, *(t for c in head.lefts for t in c.subtree)) if t.pos_ in _NOUNS}
 
 
 def heading_nouns(doc: Doc) -> set[str]:
