@@ -78,7 +78,8 @@ def test_the_work_under_way_leads_and_its_next_steps_follow():
                            ("assistant", "Sounds good.")))
     assert got.status == "running"
     assert got.resume_hint.startswith("Where it stopped (User): right, I'm halfway through porting the cache layer")
-    assert "Next: next step is the eviction policy" in got.resume_hint and "node 22" not in got.resume_hint
+    assert "Next: next step" not in got.resume_hint  # a step that says it is next is not marked twice
+    assert "next step is the eviction policy" in got.resume_hint and "node 22" not in got.resume_hint
 
 
 def test_a_plan_with_a_date_is_not_work_under_way():

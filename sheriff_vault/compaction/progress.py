@@ -119,11 +119,13 @@ def in_progress(turns: list[Turn]) -> InProgress:
 
 
 def _said(task: _Task) -> str:
-    """The task's sentence and the rest of its turn, the first step that looks ahead marked "Next:"."""
+    """The task's sentence and the rest of its turn, the first step that looks ahead marked "Next:",
+    unless it says so itself ("Next step: write the tests")."""
     parts = [task.text]
     marked = not task.doing
     for text, ahead in task.rest:
-        parts.append(f"Next: {text}" if ahead and not marked else text)
+        said_next = text.lower().startswith("next")
+        parts.append(f"Next: {text}" if ahead and not marked and not said_next else text)
         marked = marked or ahead
     return " ".join(parts)
 
