@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.english import place, title
+from sheriff_vault.compaction.english import place, supersede, title
 from sheriff_vault.text import stem
 
 if TYPE_CHECKING:
@@ -258,16 +258,19 @@ class Named:
 
 
 def added_nouns(doc: Doc) -> set[str]:
-    """The nouns of the subject of a clause a turn opens with "and" or an adverb of addition
-    (english/place.py BESIDE): "Also my laptop is dying", "And the tax prepayment is due" -> laptop;
-    tax, prepayment. None when the clause has no noun for its subject ("also added a session", "and it
-    rained")."""
+    """The nouns of the subject of a clause a turn opens with "and", "meanwhile" or an additive adverb
+    (english/place.py BESIDE, english/supersede.py ADDITIVE): "Also my laptop is dying", "And the tax
+    prepayment is due" -> laptop; tax, prepayment. None when the clause has no noun for its subject
+    ("also added a session", "and it rained")."""
     i = 0
     while i < len(doc) and (doc[i].is_punct or doc[i].is_space or doc[i].pos_ == "INTJ"):
         i += 1
-    if i + 1 < len(doc) and doc[i].lower_ == "and" and doc[i + 1].lower_ in place.BESIDE:
+    def adds(tok: Token) -> bool:
+        return tok.lower_ in place.BESIDE or tok.lower_ in supersede.ADDITIVE
+
+    if i + 1 < len(doc) and doc[i].lower_ == "and" and adds(doc[i + 1]):
         i += 1  # "and also", "and meanwhile"
-    if i >= len(doc) or doc[i].lower_ not in place.BESIDE or doc[i].head.i == i:
+    if i >= len(doc) or not adds(doc[i]) or doc[i].head.i == i:
         return set()
     clause = doc[i].head
     subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]

@@ -25,10 +25,11 @@ ADDITION = Words(
 
 BESIDE = Words(
     "beside",
-    frozenset({"and", "also", "meanwhile", "additionally"}),
-    "the additive conjunction, or an adverb of addition or of what goes on at the same time, opening a turn "
-    "and a clause of its own, adds a matter beside the one talked about; the clause's subject says which",
-    examples=("and", "also", "meanwhile"),
+    frozenset({"and", "meanwhile"}),
+    "the additive conjunction, or an adverb of what goes on at the same time, opening a turn and a clause of "
+    "its own, adds a matter beside the one talked about, as an additive adverb does (supersede.ADDITIVE: "
+    "'also'); the clause's subject says which",
+    examples=("and", "meanwhile"),
     counter=("but", "so", "then", "next", "still"),
 )
 
