@@ -51,6 +51,29 @@ def test_a_person_a_lone_name_or_a_feeling_is_no_intro_title(first_turn: str):
     assert intro_titles(first_turn, set()) == []
 
 
+@pytest.mark.parametrize("first_turn,title", [
+    # the object of an -ing verb, wherever the verb's other phrases stand
+    ("Moving the servers from AWS to Hetzner this month.", "Hetzner move"),
+    ("upgrading the router firmware", "router firmware upgrade"),
+    ("Jon will be coming over in June.", "Jon's visit"),
+    ("off to Porto next week", "Porto trip"),
+])
+def test_what_a_first_turn_says_a_person_is_doing_is_read_from_its_parse(first_turn: str, title: str):
+    assert intro_titles(first_turn, set()) == [title]
+
+
+@pytest.mark.parametrize("first_turn", [
+    "We drove from Lyon to Nice.",  # a verb with no noun of its own ("a drive" is no title of a trip)
+    "we go to the gym on Mondays",  # going to a common noun is a habit, not a trip
+    "I'm going to call them",  # "going to" before a verb is the future
+    "Marta visited us last year.",  # a visit that is over
+    "the museum is worth visiting",  # visiting with no one who visits
+    "We went with the blue one.", "I ate the cake.", "I need to go.",
+])
+def test_a_clause_that_does_not_take_work_on_gives_no_intro_title(first_turn: str):
+    assert intro_titles(first_turn, set()) == []
+
+
 def test_gerunds_become_the_nouns_english_has_for_them():
     assert [nominal(g) for g in ("migrating", "renovating", "adopting", "upgrading", "moving", "painting")] == \
         ["migration", "renovation", "adoption", "upgrade", "move", ""]

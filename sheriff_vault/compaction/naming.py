@@ -20,7 +20,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -215,50 +215,113 @@ def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable
 
 
 MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best title to stand for "party"
-# How a first turn names its own subject, and how the words it names become a title: "=" the
-# words themselves, "visit" a person's visit, "list" an item of a list walked through, "trip" a trip
-# to a place, "to" where a change goes, "" the noun of the -ing verb before them.
-_INTRO = [(english.REPLACED_WITH, "="), (english.VISITING, "visit"), (english.HEADING, "="),
-          (english.LIST_ITEM, "list"), (english.ENUMERATION, "list"), (english.UPGRADE_TO, "to"),
-          (english.TRIP_TO, "trip"), (english.DOING, ""),
-          (english.INTENDS, "="), (english.TAKES_ON, "=")]
+# The discourse cues by which a first turn names its own subject, and how their words become a
+# title: "=" the words themselves, "list" an item of a list walked through.
+_INTRO = [(english.HEADING, "="), (english.LIST_ITEM, "list"), (english.ENUMERATION, "list")]
 
 
 def intro_titles(text: str, ignore: set[str]) -> list[str]:
     """Titles a subject's first turn gives itself: what the person is doing ("renovating the
-    kitchen" -> "kitchen renovation", "going to Japan" -> "Japan trip") or started ("spanish lessons"),
-    the item of a list it walks ("Second: the survey data"), its own heading ("Talk proposal!"), where
-    an upgrade goes, what replaces what, whose visit it is."""
+    kitchen" -> "kitchen renovation", "going to Japan" -> "Japan trip"), the item of a list it walks
+    ("Second: the survey data"), its own heading ("Talk proposal!"), where an upgrade goes, what
+    replaces what, whose visit it is."""
     out: list[str] = []
     for i, sent in enumerate(sentences(text)[:2] or [text]):
         doc = nlp.parse_one(sent)
+        work = list(_work(doc))
+        out += [_work_title(how, verb, words) for how, verb, span in work if how in ("=", "visit")
+                for words in [_object_words(doc, span.start_char, span.end_char, ignore, how == "visit")] if words]
         for cue, how in _INTRO:
             if cue is english.HEADING and i > 0:
                 continue  # only a turn's first words can be its heading
             for m in cue.finditer(sent):
-                if how == "" and not _takes_object(doc, m.start("verb"), m.start("obj"), m.end("obj")):
-                    continue  # "the billing module", "moving day": a noun, not someone doing something
                 start, end = _object_span(doc, m.start("obj"), m.end("obj"))
-                words = _object_words(doc, start, end, ignore, keep_names=how in ("visit", "trip"))
-                if not words or (m.group(0).lower().startswith(("my ", "our ")) and len(words) < 2):
-                    continue
-                if how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]):
-                    continue
-                if cue in (english.HEADING, english.LIST_ITEM) and any(w.lower() in english.GENERIC for w in words):
+                words = _object_words(doc, start, end, ignore)
+                if not words or any(w.lower() in english.GENERIC for w in words):
                     continue  # "And the best thing last.": a general noun heads no subject, it announces one
-                if how == "visit":
-                    out.append(possessive(" ".join(words), "visit"))
-                elif how == "list" and all(w[:1].isupper() for w in words):
+                if how == "list" and all(w[:1].isupper() for w in words):
                     continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
-                elif how == "trip":
-                    out.append(f"{' '.join(words)} trip")
-                elif how == "to" and (noun := nominal(m["verb"].lower())):
-                    out.append(f"{' '.join(words)} {noun}")
-                elif how in ("=", "list"):
-                    out.append(" ".join(words))
-                elif how == "" and (noun := nominal(m["verb"].lower())):
-                    out.append(f"{' '.join(words[-2:])} {noun}")
-    return [o for o in dict.fromkeys(out) if _quality(o) >= 0.5]
+                out.append(" ".join(words))
+        for how, verb, span in work:
+            words = _object_words(doc, span.start_char, span.end_char, ignore, keep_names=how == "trip")
+            if how in ("=", "visit") or not words or how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]) \
+                    or how == "mine" and len(words) < 2:
+                continue
+            out.append(_work_title(how, verb, words))
+    return [o for o in dict.fromkeys(o for o in out if o) if _quality(o) >= 0.5]
+
+
+def _work_title(how: str, verb: str, words: list[str]) -> str:
+    """The title of what a clause says a person is doing (`_work`): '' when English has no noun for it."""
+    if how == "visit":
+        return possessive(" ".join(words), "visit")
+    if how == "trip":
+        return f"{' '.join(words)} trip"
+    if how in ("=", "mine"):
+        return " ".join(words)
+    noun = nominal(verb.lower())
+    return f"{' '.join(words if how == 'to' else words[-2:])} {noun}" if noun else ""
+
+
+def _work(doc: Doc) -> Iterator[tuple[str, str, Span]]:
+    """What the clauses of a sentence say a person is doing, read from the parse, as (how, verb,
+    the phrase that names it): "=" the new thing that replaces an old one ("replace the gate with a
+    steel one"); "visit" a named person who is visiting or coming over; "trip" a named place a
+    person travels to; "to" where a change from one thing to another goes ("upgrading from 3.11 to
+    3.13"); "" the object of a verb in -ing ("renovating the kitchen"); "=" also the object of an
+    infinitive ("promised to repaint the shed") or of a verb of taking something on ("signed up for
+    the half marathon"); "mine" a phrase the speaker calls theirs ("my tax return")."""
+    for tok in doc:
+        lemma = tok.lemma_.lower()
+        preps = {c.lower_: c for c in tok.children if c.dep_ == "prep"}
+        to = _object_of(preps.get("to"))
+        doing = tok.tag_ == "VBG" and tok.pos_ == "VERB"
+        over = any(c.dep_ == "prt" and c.lower_ == "over" for c in tok.children)
+        if lemma == "replace" and (new := _object_of(preps.get("with"))) is not None:
+            yield "=", tok.text, _phrase(new)
+        elif tok.tag_ == "VBG" and (lemma == "visit" or lemma == "come" and over):
+            yield from (("visit", tok.text, _phrase(who)) for who in tok.children
+                        if who.dep_ == "nsubj" and who.pos_ == "PROPN")
+        elif lemma in english.TRAVEL and to is not None and to.pos_ == "PROPN" and to.text[:1].isupper():
+            yield "trip", tok.text, _phrase(to)
+        elif doing and to is not None and "from" in preps:
+            yield "to", tok.text, _phrase(to)
+        elif doing and (obj := _object(tok)) is not None and nominal(tok.lower_):
+            yield "", tok.text, _phrase(obj)
+        elif tok.pos_ == "VERB" and (obj := _object(tok, preps)) is not None and (
+                lemma in english.TAKING_ON
+                or tok.dep_ == "xcomp" and any(c.dep_ == "aux" and c.lower_ == "to" for c in tok.children)):
+            yield "=", tok.text, _phrase(obj)
+        elif tok.pos_ in NOMINAL and tok.dep_ != "poss" and any(
+                c.dep_ == "poss" and c.morph.get("Person", []) == ["1"] for c in tok.children):
+            yield "mine", tok.text, _phrase(tok)
+
+
+_NAMING_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+
+
+def _object(verb: Token, preps: dict[str, Token] | None = None) -> Token | None:
+    """A verb's object that names a thing (not a pronoun), or else what it is done for or on
+    ("signed up for the half marathon", "working on the grant")."""
+    obj = next((c for c in verb.children if c.dep_ in ("dobj", "obj") and c.pos_ in NOMINAL), None)
+    if obj is None and preps:
+        obj = next((o for w, p in preps.items() if w in ("for", "on") and (o := _object_of(p)) is not None
+                    and o.pos_ in NOMINAL), None)
+    return obj
+
+
+def _object_of(prep: Token | None) -> Token | None:
+    return next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+
+
+def _phrase(head: Token) -> Span:
+    """The noun phrase a word heads, from its left edge to the head and the few naming words right
+    after it; `_object_words` keeps of it what a title keeps."""
+    doc = head.doc
+    end = head.i + 1
+    while end < len(doc) and end <= head.right_edge.i and end - head.i <= 3 and doc[end].pos_ in _NAMING_POS:
+        end += 1  # "python 3.13", "the team offsite": what follows the head and still names the thing
+    return doc[head.left_edge.i:end]
 
 
 def _object_span(doc: Doc, start: int, end: int) -> tuple[int, int]:
@@ -330,14 +393,6 @@ def _came_back(title: str, first: Set[str], counts: Counter[str], n: int) -> boo
     of the lake calms me", then the lake in every turn): that word, not the title, is the subject."""
     words = {_key(word) for word in title.split()}
     return any(counts[key] * 2 > n for key in first if " " not in key and key not in words)
-
-
-def _takes_object(doc: Doc, verb_at: int, start: int, end: int) -> bool:
-    """Whether the -ing word at `verb_at` is a verb whose object stands in [start, end)."""
-    span = doc.char_span(verb_at, verb_at + 1, alignment_mode="expand")
-    if span is None or not len(span) or span[0].pos_ != "VERB":
-        return False
-    return any(child.dep_ in ("dobj", "obj") and start <= child.idx < end for child in span[0].children)
 
 
 def _object_words(doc: Doc, start: int, end: int, ignore: set[str], keep_names: bool = False) -> list[str]:

@@ -1,6 +1,9 @@
 """What titling a subject still reads by word (compaction/naming.py): classes of nouns that the
 parse calls nouns like any other but that never name what a subject is about, nouns English makes
-from verbs with no suffix, and the ways a first turn names its own subject."""
+from verbs with no suffix, the discourse cues by which a first turn heads its own subject, and the
+verbs whose object names the work a person takes on or the trip they make. What the other
+clauses of a first turn say (an -ing verb's object, "from X to Y", a visit, a replacement) is read
+from the parse."""
 from __future__ import annotations
 
 from sheriff_vault.compaction.english import Cue, Words
@@ -48,24 +51,6 @@ transition""".split()),
 _DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
 _OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
 
-REPLACED_WITH = Cue(
-    "replaced_with",
-    rf"\breplac(?:e|ing)\b[^.!?]{{0,80}}?\bwith\s+{_DETERMINER}(?:new\s+)?{_OBJECT}",
-    "in 'replace X with Y' the new thing Y is what the work is about",
-    examples=("We want to replace the old gate with a steel one.", "replacing the sink with a bigger basin"),
-    counter=("Replace it soon.", "We went with the blue one."),
-)
-
-VISITING = Cue(
-    "visiting",
-    r"\b(?P<obj>(?:[A-Z][\w'’-]+\s+)?[A-Z][\w'’-]+)\b[^.!?:]{0,40}?\b(?:is|are|will be)\s+"
-    r"(?:visiting|coming to visit|coming over)\b",
-    "a named person as subject of 'is visiting' makes the subject that person's visit",
-    examples=("Marta Lind from the Oslo office is visiting us.", "Jon will be coming over in June."),
-    counter=("Marta visited us last year.", "the museum is worth visiting"),
-    flags=0,
-)
-
 HEADING = Cue(
     "heading",
     r"^\W*(?:(?:also|and|plus|oh and|ok|okay|now)\s+)?(?:(?:the|my|our)\s+)?"
@@ -93,46 +78,19 @@ ENUMERATION = Cue(
     counter=("Two things can be true at once.", "three items in the basket"),
 )
 
-UPGRADE_TO = Cue(
-    "upgrade_to",
-    r"\b(?P<verb>upgrading|migrating|moving|switching|updating)\s+(?:\w+\s+)?from\s+\S+(?:\s+\S+)?"
-    r"\s+to\s+(?P<obj>[\w'’.-]+(?:\s+[\w'’.-]+)?)",
-    "a change 'from X to Y' is named by where it goes, Y, and the noun of the verb",
-    examples=("we are upgrading from Node 18 to Node 22", "migrating mail from Exchange to Fastmail"),
-    counter=("We drove from Lyon to Nice.", "upgrading the router firmware"),
+TAKING_ON = Words(
+    "taking_on",
+    frozenset({"sign", "register", "apply", "work", "plan", "organise", "organize", "start", "lead", "do", "book"}),
+    "verbs of taking something on (signing up for it, working on it, booking or organising it) name, by their "
+    "object, the work a person starts",
+    examples=("sign", "organise", "book"),
+    counter=("eat", "see", "like"),
 )
 
-TRIP_TO = Cue(
-    "trip_to",
-    r"\b(?:go|going|travell?ing|flying|heading|off)\s+to\s+(?P<obj>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)",
-    "going (flying, heading) to a named place is a trip there",
-    examples=("We're flying to Reykjavik in March.", "off to Porto next week", "in June we go to Bergen for a week"),
-    counter=("going to the dentist", "I'm going to call them", "we go to the gym on Mondays"),
-    flags=0,
-)
-
-DOING = Cue(
-    "doing",
-    rf"\b(?P<verb>[a-z]+ing)\s+{_DETERMINER}{_OBJECT}",
-    "a verb in -ing with its object names the work (renovating the kitchen: kitchen renovation)",
-    examples=("we're renovating the bathroom", "I'm adopting a cat"),
-    counter=("It was fun.", "We met at noon."),
-)
-
-INTENDS = Cue(
-    "intends",
-    rf"\b(?:promised|need|needs|want|wants|have|has|plan|planning|going|decided|trying|hoping)\s+to\s+"
-    rf"[a-z]+\s+{_DETERMINER}{_OBJECT}",
-    "a verb of intending with an infinitive names the work by the infinitive's object",
-    examples=("I promised to paint the porch.", "we need to fix the gutter"),
-    counter=("I need to go.", "I want it now."),
-)
-
-TAKES_ON = Cue(
-    "takes_on",
-    rf"\b(?:signed up for|registered for|applying for|working on|planning|organi[sz]e|organi[sz]ing|"
-    rf"started|starting|leading|doing|booked|my|our)\s+{_DETERMINER}{_OBJECT}",
-    "taking something on (signing up for, working on, organising, 'my X') names it as the subject",
-    examples=("I signed up for the pottery course.", "my driving licence"),
-    counter=("I signed it.", "We went out."),
+TRAVEL = Words(
+    "travel",
+    frozenset({"go", "travel", "fly", "head", "off"}),
+    "verbs of travelling (and 'off', which stands for one) with 'to' and a place's name make a trip there",
+    examples=("go", "fly", "off"),
+    counter=("send", "move", "talk"),
 )
