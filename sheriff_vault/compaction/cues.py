@@ -265,12 +265,9 @@ def added_nouns(doc: Doc) -> set[str]:
     i = 0
     while i < len(doc) and (doc[i].is_punct or doc[i].is_space or doc[i].pos_ == "INTJ"):
         i += 1
-    def adds(tok: Token) -> bool:
-        return tok.lower_ in place.BESIDE or tok.lower_ in supersede.ADDITIVE
-
-    if i + 1 < len(doc) and doc[i].lower_ == "and" and adds(doc[i + 1]):
+    if i + 1 < len(doc) and doc[i].lower_ == "and" and _adds(doc[i + 1]):
         i += 1  # "and also", "and meanwhile"
-    if i >= len(doc) or not adds(doc[i]) or doc[i].head.i == i:
+    if i >= len(doc) or not _adds(doc[i]) or doc[i].head.i == i:
         return set()
     clause = doc[i].head
     subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
@@ -280,6 +277,10 @@ def added_nouns(doc: Doc) -> set[str]:
         return set()
     head = subjects[0]  # the noun phrase up to its head: what follows it ("..., due on 10 June") says more
     return {stem(t.text) for t in (head, *(t for c in head.lefts for t in c.subtree)) if t.pos_ in _NOUNS}
+
+
+def _adds(tok: Token) -> bool:
+    return tok.lower_ in place.BESIDE or tok.lower_ in supersede.ADDITIVE
 
 
 def heading_nouns(doc: Doc) -> set[str]:

@@ -228,9 +228,11 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
     out: list[str] = []
     for i, sent in enumerate(sentences(text)[:2] or [text]):
         doc = nlp.parse_one(sent)
-        work = list(_work(doc))
-        out += [_work_title(how, verb, words) for how, verb, span in work if how in ("=", "visit")
-                for words in [_object_words(doc, span.start_char, span.end_char, ignore, how == "visit")] if words]
+        work = [(how, _work_title(how, verb, words)) for how, verb, span in _work(doc)
+                for words in [_object_words(doc, span.start_char, span.end_char, ignore, how in ("visit", "trip"))]
+                if words and not (how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]))
+                and not (how == "mine" and len(words) < 2)]
+        out += [title for how, title in work if how in ("=", "visit")]  # what replaces what, whose visit: first
         for cue, how in _INTRO:
             if cue is english.HEADING and i > 0:
                 continue  # only a turn's first words can be its heading
@@ -242,12 +244,7 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 if how == "list" and all(w[:1].isupper() for w in words):
                     continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
                 out.append(" ".join(words))
-        for how, verb, span in work:
-            words = _object_words(doc, span.start_char, span.end_char, ignore, keep_names=how == "trip")
-            if how in ("=", "visit") or not words or how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]) \
-                    or how == "mine" and len(words) < 2:
-                continue
-            out.append(_work_title(how, verb, words))
+        out += [title for how, title in work if how not in ("=", "visit")]
     return [o for o in dict.fromkeys(o for o in out if o) if _quality(o) >= 0.5]
 
 
