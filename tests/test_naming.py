@@ -339,3 +339,41 @@ def test_a_noun_is_counted_when_a_number_stands_before_it(sentence: str, noun: s
     token = next(t for t in nlp.parse_one(sentence) if t.text == noun)
     assert _counted(token) is counted
 
+
+@pytest.mark.parametrize("turn,how,words", [
+    # a turn's own heading: a short phrase before a colon, full stop or exclamation mark
+    ("Roof repair! The quote came in.", "=", "Roof repair"),
+    ("also the car: it makes a noise", "=", "car"),
+    ("Re the gutters. The man comes on Friday.", "=", "gutters"),
+    # the item of a list walked through, after an ordinal heading or a count of general nouns
+    ("Second: the boiler service.", "list", "the boiler service"),
+    ("ok first thing, my visa", "list", "my visa"),
+    ("Other thing: the conference reviews are out.", "list", "the conference reviews are out"),
+    ("Three things today: the roof leak, the car and my visa.", "list", "the roof leak"),
+    ("two topics this month: my thesis and the grant", "list", "my thesis and the grant"),
+])
+def test_how_a_turn_heads_its_subject_is_read_from_its_parse(turn: str, how: str, words: str):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.cues import introductions
+
+    doc = nlp.parse_one(turn)
+    assert [(h, turn[s:e]) for h, s, e in introductions(doc)][:1] == [(how, words)]
+
+
+@pytest.mark.parametrize("turn", [
+    "We fixed the roof yesterday and it holds.",         # a clause, not a heading
+    "It is 3.5 metres wide",
+    "The second floor is ready.",                        # an ordinal inside a noun phrase heads no list
+    "first of all thanks",
+    "Two things can be true at once.",                   # a count of general nouns with no list after it
+    "three items in the basket",
+    "Prices are up: 12 a bag now.",                      # an auxiliary: a sentence, not a heading
+    "60 chairs. The hall has enough.",                   # a count answers, it heads nothing
+    "right, shower. back soon",                          # taking leave
+    "The easy one first, I guess, since it is quick.",  # a list item with no thing named after it
+])
+def test_a_clause_a_count_or_a_farewell_heads_no_subject(turn: str):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.cues import introductions
+
+    assert list(introductions(nlp.parse_one(turn))) == []

@@ -14,6 +14,8 @@ from sheriff_vault.compaction.english import place, supersede, title
 from sheriff_vault.text import stem
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from spacy.tokens import Doc, Span, Token
 
 
@@ -101,6 +103,68 @@ def _item(doc: Doc, lead: _Lead, first: bool = False) -> bool:
     # "Number two:", "item 3,": a small numeral after the general noun it counts
     return any(w.pos_ == "NUM" and len(w.text) <= 5 and w.i > 0 and w.head.i == w.i - 1
                and w.head.lower_ in place.GENERAL for w in words)
+
+
+def introductions(doc: Doc, heading: bool = True) -> Iterator[tuple[str, int, int]]:
+    """How a turn names the subject it opens, as (how, start, end) of the characters that name it:
+    "list" the item after a heading that walks a list ("Second thing: the boiler service", "ok
+    first, my visa", "Next: hiring a designer") or after a count of general nouns ("Three things
+    today: the roof leak, the car and my visa"); "=" the turn's own heading, a short phrase with no
+    pronoun or auxiliary before a colon, full stop or exclamation ("Roof repair! The quote came
+    in.", "also the car: it makes a noise", "About the fence:"), only at its start and when
+    `heading`."""
+    colons = {t.i + 1 for t in doc if t.text == ":" and t.i + 1 < len(doc)}  # "Fine: second: the van."
+    for n, start in enumerate(sorted(set(_starts(doc)) | colons)):
+        lead = _lead(doc, start)
+        words = doc[lead.phrase[0]:lead.phrase[1]]
+        if words and lead.mark in (":", ",") and (_item(doc, lead, first=True) or lead.mark == ":" and _counted(words)):
+            if (item := _named_first(doc, lead.end)) is not None:
+                yield "list", *item
+        elif heading and n == 0 and not any(t.is_punct for t in doc[start:lead.phrase[0]]) \
+                and (own := _heading(doc, lead.phrase[0])) is not None:
+            yield "=", *own  # not after "ok," or "right,": "right, shower." takes leave
+
+
+def _counted(words: Span) -> bool:
+    """"Three things", "a few topics", "two matters": general nouns in the plural announce a list."""
+    return any(w.lemma_.lower() in place.GENERAL and "Plur" in w.morph.get("Number", []) for w in words)
+
+
+def _named_first(doc: Doc, i: int) -> tuple[int, int] | None:
+    """The characters from token `i` up to the next punctuation mark when they name a thing before
+    anything is said of it: "Harlow Timber, our wood merchant, ..." -> "Harlow Timber"; not "I
+    think, ..." or "which we never sorted"."""
+    end = _piece_end(doc, i)
+    if end == i or doc[i].pos_ == "PRON" and doc[i].tag_ != "PRP$" or not any(t.pos_ in _NOUNS for t in doc[i:end]):
+        return None
+    return doc[i].idx, doc[end - 1].idx + len(doc[end - 1].text)
+
+
+def _heading(doc: Doc, i: int) -> tuple[int, int] | None:
+    """A turn's own heading from token `i`: up to three words (after an article or a possessive, and
+    after a preposition of aboutness: "Re the gutters.") before a colon, full stop or exclamation mark.
+    No pronoun or auxiliary is in a heading ("Prices are up:", "I did."), and it names a thing,
+    not a count ("60 chairs."). Short headings mislead the tagger ("Insurance claim:" as a verb), so the
+    title's reading of the words (naming.py) decides what of them names the subject."""
+    if i < len(doc) and doc[i].pos_ == "ADP" and doc[i].lower_ in place.ABOUT:
+        i += 1
+    if i < len(doc) and (doc[i].pos_ == "DET" or doc[i].tag_ == "PRP$"):
+        i += 1
+    end = _piece_end(doc, i)
+    words = doc[i:end]
+    if not words or end >= len(doc) or doc[end].text not in (":", ".", "!") or len(words.text.split()) > 3 \
+            or not (doc[end].whitespace_ or end + 1 == len(doc)) or words[0].pos_ == "NUM" \
+            or any(w.pos_ == "AUX" or w.pos_ == "PRON" and w.tag_ != "PRP$" for w in words):
+        return None
+    return words.start_char, words.end_char
+
+
+def _piece_end(doc: Doc, i: int) -> int:
+    """The token after the words from `i` up to the next punctuation mark (a hyphen or an apostrophe
+    joins words, it ends nothing)."""
+    while i < len(doc) and not (doc[i].is_punct and doc[i].text not in ("-", "'", "’")):
+        i += 1
+    return i
 
 
 def _listed(sent: Span) -> bool:

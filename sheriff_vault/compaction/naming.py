@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sheriff_vault import nlp
-from sheriff_vault.compaction.cues import OPENER, SWITCH
+from sheriff_vault.compaction.cues import OPENER, SWITCH, introductions
 from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.english import title as english
 from sheriff_vault.compaction.english.talk import describes_only, is_talk
@@ -215,9 +215,6 @@ def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable
 
 
 MODIFIED_SHARE = 0.3  # how well "birthday party" must score against the best title to stand for "party"
-# The discourse cues by which a first turn names its own subject, and how their words become a
-# title: "=" the words themselves, "list" an item of a list walked through.
-_INTRO = [(english.HEADING, "="), (english.LIST_ITEM, "list"), (english.ENUMERATION, "list")]
 
 
 def intro_titles(text: str, ignore: set[str]) -> list[str]:
@@ -233,17 +230,13 @@ def intro_titles(text: str, ignore: set[str]) -> list[str]:
                 if words and not (how == "" and re.search(r"(?:tion|sion|ment)$", words[-1]))
                 and not (how == "mine" and len(words) < 2)]
         out += [title for how, title in work if how in ("=", "visit")]  # what replaces what, whose visit: first
-        for cue, how in _INTRO:
-            if cue is english.HEADING and i > 0:
-                continue  # only a turn's first words can be its heading
-            for m in cue.finditer(sent):
-                start, end = _object_span(doc, m.start("obj"), m.end("obj"))
-                words = _object_words(doc, start, end, ignore)
-                if not words or any(w.lower() in english.GENERIC for w in words):
-                    continue  # "And the best thing last.": a general noun heads no subject, it announces one
-                if how == "list" and all(w[:1].isupper() for w in words):
-                    continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
-                out.append(" ".join(words))
+        for how, start, end in introductions(doc, heading=i == 0):  # only a turn's first words head it
+            words = _object_words(doc, *_object_span(doc, start, end), ignore)
+            if not words or any(w.lower() in english.GENERIC for w in words):
+                continue  # "And the best thing last.": a general noun heads no subject, it announces one
+            if how == "list" and all(w[:1].isupper() for w in words):
+                continue  # "Third: Akiko Tanaka ... is visiting": a person is not the subject's title
+            out.append(" ".join(words))
         out += [title for how, title in work if how not in ("=", "visit")]
     return [o for o in dict.fromkeys(o for o in out if o) if _quality(o) >= 0.5]
 
@@ -322,9 +315,10 @@ def _phrase(head: Token) -> Span:
 
 
 def _object_span(doc: Doc, start: int, end: int) -> tuple[int, int]:
-    """The whole noun phrase a cue's few captured words begin: the first one that starts among
-    them and is not a pronoun ("book her a quiet birthday brunch" -> "a quiet birthday brunch", past
-    the words the cue could hold); the captured words when none starts there."""
+    """The whole noun phrase among the characters a heading or a list item covers: the first one
+    that starts among them and is not a pronoun ("Next: hiring a senior designer" -> "a senior
+    designer"), to its end ("a quiet birthday brunch" past a short heading's words); the characters
+    themselves when none starts there."""
     for chunk in doc.noun_chunks:
         if chunk.root.pos_ == "PRON" or chunk.end_char <= start or chunk.start_char >= end:
             continue

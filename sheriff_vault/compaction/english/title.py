@@ -1,12 +1,12 @@
 """What titling a subject still reads by word (compaction/naming.py): classes of nouns that the
 parse calls nouns like any other but that never name what a subject is about, nouns English makes
-from verbs with no suffix, the discourse cues by which a first turn heads its own subject, and the
-verbs whose object names the work a person takes on or the trip they make. What the other
-clauses of a first turn say (an -ing verb's object, "from X to Y", a visit, a replacement) is read
-from the parse."""
+from verbs with no suffix, and the verbs whose object names the work a person takes on or the trip
+they make. What the other clauses of a first turn say (an -ing verb's object, "from X to Y", a
+visit, a replacement) and how it heads its own subject (compaction/cues.py `introductions`) are
+read from the parse."""
 from __future__ import annotations
 
-from sheriff_vault.compaction.english import Cue, Words
+from sheriff_vault.compaction.english import Words
 
 KIN = Words(
     "kin",
@@ -46,36 +46,6 @@ transition""".split()),
     "verbs English also uses unchanged as the noun of the work (zero derivation: to move, the move)",
     examples=("move", "upgrade", "repair"),
     counter=("discover", "come", "spend"),
-)
-
-_DETERMINER = r"(?:(?:the|a|an|my|our|his|her|their|its|this|some)\s+)?"
-_OBJECT = r"(?P<obj>[\w'’-]+(?:\s+[\w'’-]+){0,2})"
-
-HEADING = Cue(
-    "heading",
-    r"^\W*(?:(?:also|and|plus|oh and|ok|okay|now)\s+)?(?:(?:the|my|our)\s+)?"
-    r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2})\s*[!:.](?!\S)",
-    "a turn that opens on a short phrase ended by a colon, stop or exclamation gives itself a heading",
-    examples=("Roof repair! The quote came in.", "also the car: it makes a noise"),
-    counter=("We fixed the roof yesterday and it holds.", "It is 3.5 metres wide"),
-)
-
-LIST_ITEM = Cue(
-    "list_item",
-    rf"(?:^|[.!?:]\s+)\W*(?:(?:ok|okay|so|and|right|now)\W+)?(?:first|second|third|fourth|next|last)(?:ly)?"
-    rf"(?:\s+(?:thing|point|item|one))?\s*[,:]\s*{_DETERMINER}{_OBJECT}",
-    "an ordinal, with or without a general noun, then a comma or colon introduces the item of a list",
-    examples=("Second: the boiler service.", "ok first thing, my visa"),
-    counter=("The second floor is ready.", "first of all thanks"),
-)
-
-ENUMERATION = Cue(
-    "enumeration",
-    rf"\b(?:two|three|four|a few|a couple of|several|\d) (?:things|items|topics|matters|projects)\b[^:.!?]{{0,40}}:"
-    rf"\s*{_DETERMINER}{_OBJECT}",
-    "a count of general nouns and a colon announce a list; its first item is a subject the talk takes up",
-    examples=("Three things today: the roof leak, the car and my visa.", "two projects this month: my thesis and"),
-    counter=("Two things can be true at once.", "three items in the basket"),
 )
 
 TAKING_ON = Words(
