@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from sheriff_vault import nlp, timewin
+from sheriff_vault.compaction.english.place import GREETING
 from sheriff_vault.compaction.english.supersede import CHANGE_VERBS
 from sheriff_vault.compaction.english.units import (
     ACKNOWLEDGING,
@@ -24,7 +25,6 @@ from sheriff_vault.compaction.english.units import (
     CORRECTING,
     DECIDING,
     FINDING_OUT,
-    GREETINGS,
     INTENSIFIERS,
     SETTLED,
     TAKING_PLACE,
@@ -225,8 +225,8 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
             act = any(c.dep_ == "prep" for c in t.children)  # "thanks for asking": for an act of the talk
             while end < len(toks) and (act or end < i + 4) and not toks[end].is_punct and t in toks[end].ancestors:
                 end += 1  # "thanks so much", "thank you"
-        elif t.lower_ in GREETINGS and (set_off or t.dep_ == "compound"):
-            end = max(end, t.head.i - toks[0].i + 1)  # "Kia ora": one compound
+        elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or t.dep_ == "compound"):
+            end = max(end, t.head.i - toks[0].i + 1)  # "Kia ora", read as a name: one compound
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
                   or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
                   or (comma and _aside(t))
@@ -411,7 +411,7 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
     if len(words_said) == 1 and sent.rstrip().endswith("!"):
         return False  # a one-word exclamation ("Pic!", "Wow!") reacts; it states nothing
     content = [t for t in toks if t.is_alpha and (not t.is_stop or t.like_num) and t.lower_ not in ignore
-               and t.lower_ not in THANKING and t.lower_ not in GREETINGS]
+               and t.lower_ not in THANKING and t.lower_ not in GREETING]
     if len(content) <= 2 and all(t.pos_ in ("INTJ", "ADJ", "ADV") or any(c.dep_ == "acomp" for c in t.children)
                                  for t in content):
         return False
@@ -422,7 +422,7 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
                                not in COMPLETING and content[0].lemma_ not in SETTLED
                                and all(c.is_punct for c in content[0].children))):
         return False  # "Let's start with whichever is first.", "Updated.": about the talk, or an acknowledgement
-    words = [w for w in said_words(sent) if w not in ignore and w not in THANKING and w not in GREETINGS]
+    words = [w for w in said_words(sent) if w not in ignore and w not in THANKING and w not in GREETING]
     names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
              and t.i > toks[0].i]
     if names or len(set(words)) >= 3:

@@ -60,10 +60,12 @@ COURTESY = Words(
 
 GREETING = Words(
     "greeting",
-    frozenset({"hi", "hello", "hey", "morning", "evening"}),
-    "a greeting opens a turn, often a session, and answers nothing the assistant said",
-    examples=("hello", "morning"),
-    counter=("yes", "thanks"),
+    frozenset({"hi", "hello", "hey", "morning", "evening", "hola", "bonjour", "ciao", "hallo", "kia", "namaste",
+               "aloha", "salut"}),
+    "a greeting opens a turn, often a session, and answers nothing the assistant said; the parser reads one "
+    "borrowed from another language as a name, and one by the time of day as a noun",
+    examples=("hello", "morning", "hola", "kia"),
+    counter=("yes", "thanks", "lisbon"),
 )
 
 ABOUT = Words(

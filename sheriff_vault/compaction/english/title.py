@@ -6,7 +6,7 @@ visit, a replacement) and how it heads its own subject (compaction/cues.py `intr
 read from the parse."""
 from __future__ import annotations
 
-from sheriff_vault.compaction.english import Words
+from sheriff_vault.compaction.english import Words, place, talk
 
 KIN = Words(
     "kin",
@@ -29,10 +29,10 @@ HONORIFIC = Words(
 
 GENERIC = Words(
     "generic",
-    frozenset("""plan idea question update news stuff thing part bit lot time step point way option issue problem
-help work job deal total number amount price cost list photo pic picture image caption end start one topic subject
-matter""".split()),
-    "general nouns that stand in for any subject (a plan, an update, the price of anything) title none",
+    place.GENERAL.words | talk.VAGUE.words | frozenset("""plan idea update part time step option problem help work job
+deal total amount price cost list photo pic picture image caption end start""".split()),
+    "general nouns that stand in for any subject (a plan, an update, the price of anything; the nouns that head "
+    "'other thing:' and those of vague quantity) title none",
     examples=("update", "problems", "price", "ideas"),
     counter=("budget", "migration", "fence"),
     nouns=True,

@@ -70,14 +70,6 @@ CORRECTING = Words(
     counter=("yes", "also"),
 )
 
-GREETINGS = Words(
-    "greetings",
-    frozenset({"hola", "bonjour", "ciao", "hallo", "kia", "namaste", "aloha", "salut", "morning", "evening"}),
-    "greetings borrowed from other languages (which an English parser reads as names) and by the time of day",
-    examples=("hola", "kia"),
-    counter=("hello", "lisbon"),
-)
-
 ACKNOWLEDGING = Words(
     "acknowledging",
     frozenset({"ok", "okay", "alright", "understood"}),
