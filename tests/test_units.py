@@ -107,6 +107,18 @@ def test_thanks_and_congratulations_keep_what_they_are_for(said: str, kept: list
     assert facts(said, name="Sam") == kept
 
 
+@pytest.mark.parametrize("said,kept", [
+    # a greeting before the news is a lead-in, however the tagger reads it, and only the greeting goes
+    ("Morning, the van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    ("Kia ora, the van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    ("Hola! The van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    ("Hey, the van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    ("Kia ora!", []),
+])
+def test_a_greeting_leads_in_and_takes_nothing_of_the_sentence_with_it(said: str, kept: list[str]):
+    assert facts(said, name="Sam") == kept
+
+
 def test_chat_written_in_lower_case_still_splits_into_sentences():
     got = facts("the deploy jobs are the scary ones. in jenkins a release manager clicks a promote button. "
                 "how do we do that in actions?")

@@ -226,7 +226,8 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
             while end < len(toks) and (act or end < i + 4) and not toks[end].is_punct and t in toks[end].ancestors:
                 end += 1  # "thanks so much", "thank you"
         elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or t.dep_ == "compound"):
-            end = max(end, t.head.i - toks[0].i + 1)  # "Kia ora", read as a name: one compound
+            if t.dep_ == "compound":  # "Kia ora", read as a name: one compound; "Morning," is one word
+                end = max(end, t.head.i - toks[0].i + 1)
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
                   or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
                   or (comma and _aside(t))
