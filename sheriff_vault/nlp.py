@@ -173,6 +173,11 @@ def negated(tok: Token) -> bool:
     return any(c.dep_ == "neg" for c in tok.children)
 
 
+def object_of(prep: Token | None) -> Token | None:
+    """The noun a preposition governs ("for" -> "marathon" in "signed up for the marathon")."""
+    return next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+
+
 def loaded() -> list[str]:
     """The pipelines this process holds (for `vault watch --status`)."""
     with _LOCK:

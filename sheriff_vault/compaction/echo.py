@@ -133,7 +133,7 @@ def _proposal(question: str) -> tuple[str, str] | None:
     for verb in doc:
         obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
         as_ = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"), None)
-        role = next((c for c in as_.children if c.dep_ == "pobj"), None) if as_ is not None else None
+        role = nlp.object_of(as_)
         if verb.pos_ != "VERB" or obj is None or role is None:
             continue
         a, b = (doc[t.left_edge.i : t.right_edge.i + 1] for t in (obj, role))

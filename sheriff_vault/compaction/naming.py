@@ -264,10 +264,10 @@ def _work(doc: Doc) -> Iterator[tuple[str, str, Span]]:
     for tok in doc:
         lemma = tok.lemma_.lower()
         preps = {c.lower_: c for c in tok.children if c.dep_ == "prep"}
-        to = _object_of(preps.get("to"))
+        to = nlp.object_of(preps.get("to"))
         doing = tok.tag_ == "VBG" and tok.pos_ == "VERB"
         over = any(c.dep_ == "prt" and c.lower_ == "over" for c in tok.children)
-        if lemma == "replace" and (new := _object_of(preps.get("with"))) is not None:
+        if lemma == "replace" and (new := nlp.object_of(preps.get("with"))) is not None:
             yield "=", tok.text, _phrase(new)
         elif tok.tag_ == "VBG" and (lemma == "visit" or lemma == "come" and over):
             yield from (("visit", tok.text, _phrase(who)) for who in tok.children
@@ -295,13 +295,9 @@ def _object(verb: Token, preps: dict[str, Token] | None = None) -> Token | None:
     ("signed up for the half marathon", "working on the grant")."""
     obj = next((c for c in verb.children if c.dep_ in ("dobj", "obj") and c.pos_ in NOMINAL), None)
     if obj is None and preps:
-        obj = next((o for w, p in preps.items() if w in ("for", "on") and (o := _object_of(p)) is not None
+        obj = next((o for w, p in preps.items() if w in ("for", "on") and (o := nlp.object_of(p)) is not None
                     and o.pos_ in NOMINAL), None)
     return obj
-
-
-def _object_of(prep: Token | None) -> Token | None:
-    return next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
 
 
 def _phrase(head: Token) -> Span:
