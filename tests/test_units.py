@@ -114,6 +114,11 @@ def test_thanks_and_congratulations_keep_what_they_are_for(said: str, kept: list
     ("Hola! The van is booked for Friday.", ["Sam: The van is booked for Friday."]),
     ("Hey, the van is booked for Friday.", ["Sam: The van is booked for Friday."]),
     ("Kia ora!", []),
+    ("Good morning, the van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    ("Good evening! The van is booked for Friday.", ["Sam: The van is booked for Friday."]),
+    # counter-examples: an adjective and a noun that greet nobody are what the sentence says
+    ("Good news, the van is booked for Friday.", ["Sam: Good news, the van is booked for Friday."]),
+    ("Morning shifts are booked for Friday.", ["Sam: Morning shifts are booked for Friday."]),
 ])
 def test_a_greeting_leads_in_and_takes_nothing_of_the_sentence_with_it(said: str, kept: list[str]):
     assert facts(said, name="Sam") == kept

@@ -225,9 +225,11 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
             act = any(c.dep_ == "prep" for c in t.children)  # "thanks for asking": for an act of the talk
             while end < len(toks) and (act or end < i + 4) and not toks[end].is_punct and t in toks[end].ancestors:
                 end += 1  # "thanks so much", "thank you"
-        elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or t.dep_ == "compound"):
-            if t.dep_ == "compound":  # "Kia ora", read as a name: one compound; "Morning," is one word
-                end = max(end, t.head.i - toks[0].i + 1)
+        elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or _set_off(toks, i + 1, i)):
+            if not set_off:  # "Kia ora,", read as a name: one compound; "Morning," is one word
+                end = i + 2
+        elif t.dep_ == "amod" and _set_off(toks, i + 1, i) and toks[i + 1].lower_ in GREETING:
+            end = i + 2  # "Good morning,": the adjective that wishes the greeting goes with it
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
                   or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
                   or (comma and _aside(t))
@@ -239,6 +241,13 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
         while i < len(toks) and toks[i].text in (",", "!", ".", "…"):
             i += 1
     return i
+
+
+def _set_off(toks: list[Token], k: int, i: int) -> bool:
+    """Token k is the head of token i, and punctuation (or the end) sets it off from what follows:
+    "Kia ora," and "Good morning!" greet; "Morning shifts are booked" and "Good news is" do not."""
+    return k < len(toks) and toks[i].head.i == toks[k].i \
+        and (k + 1 == len(toks) or toks[k + 1].text in (",", "!", ".", "…"))
 
 
 def _aside(t: Token) -> bool:
