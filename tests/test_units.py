@@ -411,3 +411,21 @@ def test_a_change_is_news_however_short(said: str, kept: bool):
     from sheriff_vault.compaction.units import informative
 
     assert informative(said) is kept
+
+
+@pytest.mark.parametrize("said,kept", [
+    # a sentence that counts matters not named yet announces the talk to come and keeps nothing
+    ("Would be great to have some help keeping two things straight this week.", []),
+    ("I'd like some help keeping a couple of things straight tonight.", []),
+    ("Need a bit of help with a few questions this week.", []),
+    # counter-examples: a definite general noun points back at a named subject, a general noun beside a
+    # thing names it, and a change said of a general noun is news
+    ("These issues are blocking the release.", ["Sam: These issues are blocking the release."]),
+    ("A few things went wrong with the van.", ["Sam: A few things went wrong with the van."]),
+    ("Prices went up again.", ["Sam: Prices went up again."]),
+    # a bare plural or one an adjective describes speaks of things in general, not of a count of them
+    ("Things have been quiet this week.", ["Sam: Things have been quiet this week (week of 9 March 2026)."]),
+    ("New things can be scary.", ["Sam: New things can be scary."]),
+])
+def test_a_sentence_that_announces_matters_to_come_keeps_nothing(said: str, kept: list[str]):
+    assert facts(said, name="Sam") == kept

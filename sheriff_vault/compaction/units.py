@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from sheriff_vault import nlp, timewin
-from sheriff_vault.compaction.english.place import GREETING
+from sheriff_vault.compaction.english.place import GENERAL, GREETING
 from sheriff_vault.compaction.english.supersede import CHANGE_VERBS
+from sheriff_vault.compaction.english.title import GENERIC
 from sheriff_vault.compaction.english.units import (
     ACKNOWLEDGING,
     COMPLETING,
@@ -432,12 +433,49 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
                                not in COMPLETING and content[0].lemma_ not in SETTLED
                                and all(c.is_punct for c in content[0].children))):
         return False  # "Let's start with whichever is first.", "Updated.": about the talk, or an acknowledgement
+    if _announces(toks):
+        return False
     words = [w for w in said_words(sent) if w not in ignore and w not in THANKING and w not in GREETING]
     names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
              and t.i > toks[0].i]
     if names or len(set(words)) >= 3:
         return True
     return any(rarity(w) >= 1.0 for w in words)
+
+
+def _announces(toks: list[Token]) -> bool:
+    """A sentence that counts matters it has not named yet ("I have a few questions for you", "a
+    hand with two matters, please"): its nouns are general, one of them a counted general noun, and
+    none is definite (the plan, my questions), which would point back at a subject already named.
+    It announces talk to come; the matters come after it."""
+    nouns = [t for t in toks if t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in _WHEN]
+    return bool(nouns) and all(
+        t.pos_ == "NOUN" and (t.lower_ in GENERIC or _counts_matters(t)) and not any(_definite(c) for c in t.children)
+        for t in nouns
+    ) and any(t.lemma_.lower() in GENERAL and _counted(t) for t in nouns)
+
+
+def _counted(noun: Token) -> bool:
+    """A noun said with how many: a number or a quantifier ("two things", "a few things", "some
+    questions", "a couple of things"; the quantifiers are stop words, the adjectives that describe
+    are not: "new things", "loved ones"; "no one" counts none). A bare plural speaks of things in
+    general ("things have been quiet")."""
+    if noun.head.dep_ == "prep" and noun.head.head.pos_ == "NOUN" and _counts_matters(noun.head.head):
+        return True
+    return any(c.dep_ == "nummod" or (c.dep_ in ("amod", "det") and c.is_stop and c.lower_ not in ("a", "an", "no")
+                                      and not _definite(c)) for c in noun.children)
+
+
+def _counts_matters(t: Token) -> bool:
+    """A noun of quantity before "of" and a general noun ("a couple of things", "a bunch of questions")."""
+    return any(c.dep_ == "prep" and c.lower_ == "of" and any(g.dep_ == "pobj" and g.lemma_.lower() in GENERAL
+                                                            for g in c.children) for c in t.children)
+
+
+def _definite(t: Token) -> bool:
+    """A possessive or a definite or demonstrative determiner: what it marks was named before."""
+    return t.dep_ == "poss" or (t.dep_ == "det" and ("Def" in t.morph.get("Definite", [])
+                                                   or "Dem" in t.morph.get("PronType", [])))
 
 
 def _finish(unit: Unit, chunk: list[_Piece], tz: str, other: str, asked: _Piece | None, known_names: set[str],
