@@ -549,6 +549,68 @@ def test_a_moved_date_replaces_an_unnamed_date_on_a_line_about_the_same_thing(tm
 
 
 @pytest.mark.parametrize("text,changed", [
+    ("The match is now on 16 May.", True),
+    ("It moved to Friday 8 May.", True),
+    ("The match is on 16 May.", False),
+    ("The fete was on Saturday 9 May last year.", False),
+])
+def test_a_date_in_may_reads_the_change_of_its_clause(text: str, changed: bool):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import said_changed, values
+
+    doc = nlp.parse_one(text, entities=False)
+    assert any(said_changed(doc, v) for v in values(doc)) is changed
+
+
+def test_a_date_the_parser_splits_at_its_month_still_reads_the_now_of_its_clause():
+    """The tagger at times reads "May" as a verb and roots a clause of its own at it. This is the parse
+    it then gives, built by hand: the date hangs on "on", whose clause says "now"."""
+    from spacy.tokens import Doc
+
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import said_changed, values
+
+    words = ["The", "quiz", "is", "now", "on", "Sunday", "24", "May", "2026", ",", "in", "the", "hall", "as", "usual",
+             "."]
+    heads = [1, 2, 2, 2, 2, 4, 5, 7, 7, 7, 7, 12, 10, 7, 13, 7]
+    deps = ["det", "nsubj", "ROOT", "advmod", "prep", "pobj", "nummod", "ROOT", "nummod", "punct", "prep", "det",
+            "pobj", "prep", "pcomp", "punct"]
+    pos = ["DET", "NOUN", "AUX", "ADV", "ADP", "PROPN", "NUM", "PROPN", "NUM", "PUNCT", "ADP", "DET", "NOUN", "ADP",
+           "ADJ", "PUNCT"]
+    spaces = [nxt not in (",", ".") for nxt in words[1:]] + [False]
+    doc = Doc(nlp.pipeline().vocab, words=words, spaces=spaces, heads=heads, deps=deps, pos=pos,
+              lemmas=[w.lower() for w in words])
+    assert [t.text for t in doc if t.dep_ == "ROOT"] == ["is", "May"]
+    assert [(v.text, said_changed(doc, v)) for v in values(doc)] == [("Sunday 24 May 2026", True)]
+
+
+@pytest.mark.parametrize("text,changed", [
+    # "make that X", "make it X": an instruction that restates the value said before
+    ("Actually make that 19 for the picnic.", True),
+    ("Make it 25 then.", True),
+    # someone who can come, a journey and a thing made are no restated value
+    ("I can make it Friday 12 June.", False),
+    ("We made it to the station by 9.", False),
+    ("I will make that cake for 12 people.", False),
+])
+def test_make_that_restates_a_value(text: str, changed: bool):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import said_changed, values
+
+    doc = nlp.parse_one(text, entities=False)
+    assert any(said_changed(doc, v) for v in values(doc)) is changed
+
+
+def test_make_that_strikes_the_total_it_restates(tmp_path: Path):
+    later = T0 + dt.timedelta(days=9)
+    topic = topic_with(tmp_path, ("t1", "Lena: Asked around for the picnic: 5 staff, 4 partners and 6 kids, so 15 in "
+                                        "all.", T0))
+    struck = said_later(topic, "t9", "Make that 19 for the picnic, two more kids are coming.", later, "2026-03-18")
+    assert [text for text, _ in struck] == ["Lena: Asked around for the picnic: 5 staff, 4 partners and 6 kids, so 15 "
+                                            "in all."]
+
+
+@pytest.mark.parametrize("text,changed", [
     ("Rent goes up by 40 next month.", True),
     ("They knocked the price down to 1,400.", True),
     ("It went down 20 percent.", True),

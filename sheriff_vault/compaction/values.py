@@ -21,6 +21,7 @@ from sheriff_vault.compaction.english.supersede import (
     NEW_THEN_OLD,
     NOW,
     OLD_THEN_NEW,
+    RESTATING,
 )
 from sheriff_vault.compaction.english.title import HONORIFIC
 from sheriff_vault.quantities import MULTIPLIERS
@@ -441,15 +442,36 @@ def said_changed(doc: Doc, value: Value | Name) -> bool:
     anchor = doc.char_span(value.start, value.end, alignment_mode="expand")
     if anchor is None:
         return False
-    came = anchor.root  # the word below `word` on the way up: how the value hangs on it
-    for word in (anchor.root, *anchor.root.ancestors):
+    root = _hook(anchor)
+    came = root  # the word below `word` on the way up: how the value hangs on it
+    for word in (root, *root.ancestors):
         if word.lower_ in _DIRECTIONS or word.pos_ in ("VERB", "AUX") and (
-                word.lemma_.lower() in CHANGE_VERBS
+                word.lemma_.lower() in CHANGE_VERBS or _made_it(word, anchor)
                 or _goes_up_or_down(word) and not came.dep_.startswith("nsubj")):
             return True  # "moved to", "went up to", "is down to", "down to 38"; not "lifts of 12% show up"
         came = word
-    verb = _clause(anchor.root)
-    return any(_sets_now(t) and _clause(t) == verb for t in anchor.sent)
+    verb = _clause(root)
+    return any(_sets_now(t) and _clause(t) == verb for t in root.sent)
+
+
+def _hook(span: Span) -> Token:
+    """The word by which a value hangs on the sentence: the one attached to a word outside it. The
+    parser may read a month as a verb and start a new clause at it ("on Sunday 24 May 2026": "May"
+    becomes a root); the value still hangs where its first word does, here on "on"."""
+    outside = [t for t in span if not span.start <= t.head.i < span.end and t.dep_ != "ROOT"]
+    return outside[0] if outside else span.root
+
+
+def _made_it(verb: Token, value: Span) -> bool:
+    """"Make that 19", "make it Friday": the verb of restating, said as an instruction (no subject:
+    "I can make it Friday" says who can come), the pronoun that stands for the value said before
+    right after it, and the new value straight after that, with no preposition between (unlike "make
+    it to the station by 9")."""
+    doc = verb.doc
+    said = verb.i + 1
+    return verb.lemma_.lower() in RESTATING and said < len(doc) and doc[said].lower_ in ("it", "that") \
+        and said < value.start and not any(t.pos_ == "ADP" for t in doc[said + 1:value.start]) \
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
 
 
 def _sets_now(tok: Token) -> bool:

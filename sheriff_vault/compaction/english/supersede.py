@@ -15,6 +15,15 @@ CHANGE_VERBS = Words(
     counter=("buy", "book", "say"),
 )
 
+RESTATING = Words(
+    "restating",
+    frozenset({"make"}),
+    "the verb of a small clause that restates a value said before, with a pronoun standing for it and the new "
+    "value after it ('make that 12', 'make it Friday'); with a plain object it makes a thing ('made 40 cakes')",
+    examples=("make",),
+    counter=("do", "put"),
+)
+
 NOW = Words(
     "now",
     frozenset({"now", "actually", "instead", "anymore", "correction"}),
