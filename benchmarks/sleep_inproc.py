@@ -6,7 +6,7 @@ its `run()` invokes the `vault` CLI in this process through click's test runner:
 NLP pipeline load once, so every labelled set in both modes takes minutes, not most of an hour.
 Figures are the scorer's own; `make sleep-quality` (separate processes) remains the one of record.
 
-    python benchmarks/sleep_inproc.py DIR [DIR ...] [--sessions] [--both] [--only conv5,conv21] [--quiet]
+    python benchmarks/sleep_inproc.py DIR [DIR ...] [--sessions] [--both] [--only conv5,conv21] [--quiet] [--keep]
 """
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ def main(argv: list[str]) -> None:
             src = d
             if only:
                 src = _subset(d, only.split(","))
-            sys.argv = ["sleep_quality.py", sys.executable, src] + (["--sessions"] if sessions else [])
+            sys.argv = ["sleep_quality.py", sys.executable, src] + (["--sessions"] if sessions else []) \
+                + (["--keep"] if "--keep" in argv else [])
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 scorer.main()
