@@ -177,3 +177,14 @@ def test_a_value_the_assistant_proposes_to_keep_and_the_person_takes_is_a_fact()
     assert "correction" not in confirmed["t1"].flags
     assert confirmed["t3"].fact == "Assistant: Your start time is 08:45." and "correction" in confirmed["t3"].flags
     assert "t5" not in confirmed and "t7" not in confirmed
+
+
+def test_an_echo_that_works_out_the_value_keeps_it_on_the_fact():
+    """The person moves a date by a length of time; the assistant's restatement is the only place the
+    new date is said, so folding it must not lose it (its numbers were heard before, in other roles)."""
+    turns = talk(("user", "The quiz is on Friday 8 May 2026, and we need 15 tables."),
+                 ("assistant", "Noted."),
+                 ("user", "The quiz got pushed back by a week, same hall, same start."),
+                 ("assistant", "So the quiz is now on Friday 15 May 2026, in the hall as planned."))
+    assert folded(turns)[-1] == (["t3", "t4"], "Sam: The quiz got pushed back by a week, same hall, same start. "
+                                 "(Assistant: The quiz is now on Friday 15 May 2026, in the hall as planned.)")

@@ -198,7 +198,11 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tup
         # an echo that restates the person's value and names what it is of ("we're at 82" -> "82
         # guests") keeps that name on the fact: the slot is what a later correction is matched by
         names_more = 1 if info(unit.text)[0] & info(last_user.content)[0] else NAMES_MORE
-        if len((words - info(target.text)[1]) & said_words) >= names_more and unit.body not in target.fact \
+        # one that gives a value the person's turn left to be worked out ("pushed back by a week" ->
+        # "now on Friday 15 May") keeps the value on the fact, or it is lost with the echo
+        worked_out = bool(info(unit.text)[0] - info(last_user.content)[0])
+        names = len((words - info(target.text)[1]) & said_words) >= names_more
+        if (worked_out or names) and unit.body not in target.fact \
                 and len(target.fact) + len(unit.body) + len(turn.speaker) + 5 <= MAX_FACT_CHARS:
             target.fact = f"{target.fact} ({turn.speaker}: {unit.body})"
         target.corrects += [p for p in value_pairs(unit.text) if p not in target.corrects]
