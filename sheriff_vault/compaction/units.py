@@ -226,10 +226,10 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
             act = any(c.dep_ == "prep" for c in t.children)  # "thanks for asking": for an act of the talk
             while end < len(toks) and (act or end < i + 4) and not toks[end].is_punct and t in toks[end].ancestors:
                 end += 1  # "thanks so much", "thank you"
-        elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or _set_off(toks, i + 1, i)):
+        elif t.lower_ in GREETING and t.pos_ != "INTJ" and (set_off or _set_off_pair(toks, i)):
             if not set_off:  # "Kia ora,", read as a name: one compound; "Morning," is one word
                 end = i + 2
-        elif t.dep_ == "amod" and _set_off(toks, i + 1, i) and toks[i + 1].lower_ in GREETING:
+        elif t.dep_ == "amod" and _set_off_pair(toks, i) and toks[i + 1].lower_ in GREETING:
             end = i + 2  # "Good morning,": the adjective that wishes the greeting goes with it
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
                   or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
@@ -244,9 +244,10 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
     return i
 
 
-def _set_off(toks: list[Token], k: int, i: int) -> bool:
-    """Token k is the head of token i, and punctuation (or the end) sets it off from what follows:
-    "Kia ora," and "Good morning!" greet; "Morning shifts are booked" and "Good news is" do not."""
+def _set_off_pair(toks: list[Token], i: int) -> bool:
+    """Token i and the next, its head, stand apart, set off by punctuation (or the end) from what
+    follows: "Kia ora," and "Good morning!" greet; "Morning shifts are booked" does not."""
+    k = i + 1
     return k < len(toks) and toks[i].head.i == toks[k].i \
         and (k + 1 == len(toks) or toks[k + 1].text in (",", "!", ".", "…"))
 
