@@ -548,6 +548,15 @@ def test_a_moved_date_replaces_an_unnamed_date_on_a_line_about_the_same_thing(tm
     assert bool(said_later(topic, "t9", new, later, "2026-03-29")) is strikes
 
 
+def says_a_value_changed(text: str) -> bool:
+    """Whether change language stands in the clause of one of the values `text` states."""
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import said_changed, values
+
+    doc = nlp.parse_one(text, entities=False)
+    return any(said_changed(doc, v) for v in values(doc))
+
+
 @pytest.mark.parametrize("text,changed", [
     ("The match is now on 16 May.", True),
     ("It moved to Friday 8 May.", True),
@@ -555,11 +564,7 @@ def test_a_moved_date_replaces_an_unnamed_date_on_a_line_about_the_same_thing(tm
     ("The fete was on Saturday 9 May last year.", False),
 ])
 def test_a_date_in_may_reads_the_change_of_its_clause(text: str, changed: bool):
-    from sheriff_vault import nlp
-    from sheriff_vault.compaction.values import said_changed, values
-
-    doc = nlp.parse_one(text, entities=False)
-    assert any(said_changed(doc, v) for v in values(doc)) is changed
+    assert says_a_value_changed(text) is changed
 
 
 def test_a_date_the_parser_splits_at_its_month_still_reads_the_now_of_its_clause():
@@ -594,11 +599,7 @@ def test_a_date_the_parser_splits_at_its_month_still_reads_the_now_of_its_clause
     ("I will make that cake for 12 people.", False),
 ])
 def test_make_that_restates_a_value(text: str, changed: bool):
-    from sheriff_vault import nlp
-    from sheriff_vault.compaction.values import said_changed, values
-
-    doc = nlp.parse_one(text, entities=False)
-    assert any(said_changed(doc, v) for v in values(doc)) is changed
+    assert says_a_value_changed(text) is changed
 
 
 def test_make_that_strikes_the_total_it_restates(tmp_path: Path):
@@ -620,11 +621,7 @@ def test_make_that_strikes_the_total_it_restates(tmp_path: Path):
     ("If we run it longer, lifts of about 11 percent will show up.", False),
 ])
 def test_up_or_down_says_a_value_moved_unless_it_goes_to_a_place(text: str, changed: bool):
-    from sheriff_vault import nlp
-    from sheriff_vault.compaction.values import said_changed, values
-
-    doc = nlp.parse_one(text, entities=False)
-    assert any(said_changed(doc, v) for v in values(doc)) is changed
+    assert says_a_value_changed(text) is changed
 
 
 def test_a_one_liner_cut_short_on_a_struck_part_keeps_what_comes_before_it():
