@@ -183,6 +183,16 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("the second time it failed on the same test", False),
     ("next week we fly to Lisbon", False),
     ("Last night we went out for dinner", False),
+    # "now" before a heading walks on to the next item; "one" after a modifier stands for a noun
+    ("Now the garden one. The hedge needs cutting before May.", True),
+    ("Now, the boat. We sold it in May.", True),
+    ("Now the quote is 300 and they start on Monday.", False),
+    ("The blue one. It fits better with the sofa.", False),
+    # after a short acknowledgement a turn's own words begin; a dash after a heading is a colon
+    ("Will do. Sorry, also the kettle - it trips the fuse again.", True),
+    ("Also the kettle - it trips the fuse again.", True),
+    ("Thanks. The plumber came and fixed the tap today.", False),
+    ("The garage rang. Also the car was fine after all.", False),
 ])
 def test_a_switch_cue_anywhere_a_sentence_starts(text, switch):
     from sheriff_vault.compaction.cues import SWITCH

@@ -194,7 +194,8 @@ def _after_interjections(doc: Doc) -> int:
 class Shift:
     """The person moves the talk on: a list walked through ("Second thing:", "ok third,", "Number two:",
     "And the third thing is ..."), a new thing announced ("other thing.", "Separately,"), a turn that
-    opens on its own heading after "and"/"also" ("And chess:", "also my tooth. it cracked on a pit"),
+    opens on its own heading after "and"/"also"/"now" ("And chess:", "also my tooth. it cracked on a pit",
+    "Now the work one."), also after a short acknowledgement ("Will do. Also the roof - it leaks"),
     or a fixed phrase at the turn's start (english/place.py SHIFT). `search`: the first, anywhere a
     sentence starts."""
 
@@ -205,19 +206,32 @@ class Shift:
         for at in (0, _after_interjections(doc)):
             if m := place.SHIFT.match(text[at:]):
                 return Found(at + m.start(), at + m.end(), text)
-        for n, start in enumerate(_starts(doc)):
+        acknowledged = True  # a turn's own words begin at its start or after an acknowledgement
+        for start in _starts(doc):
             lead = _lead(doc, start)
             # "And chess:", "also my tooth. it cracked", "First the boring one:"
-            heading = _item(doc, lead) or (n == 0 and _own_heading(doc, lead) and (
+            heading = _item(doc, lead) or (acknowledged and _own_heading(doc, lead) and (
                 lead.additive or (lead.mark == ":" and any(ordinal(doc[k]) for k in range(*lead.phrase)))))
             if heading or _listed(doc[start].sent):
                 end = doc[lead.end - 1] if heading else doc[start]
                 return Found(doc[start].idx, end.idx + len(end.text), text)
+            acknowledged = _acknowledges(doc, start)
         return None
 
     @property
     def opener(self) -> Opener:
         return Opener()
+
+
+ACKNOWLEDGE_WORDS = 2  # "Will do.", "Got it.": a sentence this short answers, it opens nothing
+
+
+def _acknowledges(doc: Doc, start: int) -> bool:
+    """Whether the sentence at `start` is a short acknowledgement with no noun in it ("Will do.", "Got
+    it."), after which a turn's own words begin as at its start."""
+    sent = doc[start].sent
+    words = [t for t in doc[start:sent.end] if not t.is_punct]
+    return bool(words) and len(words) <= ACKNOWLEDGE_WORDS and not any(t.pos_ in _NOUNS for t in words)
 
 
 def _own_heading(doc: Doc, lead: _Lead) -> bool:
@@ -227,7 +241,7 @@ def _own_heading(doc: Doc, lead: _Lead) -> bool:
     words = [doc[k] for k in range(*lead.phrase)]
     if not words or words[-1].pos_ not in ("NOUN", "PROPN", "ADJ") and words[-1].lower_ not in place.GENERAL:
         return False
-    if lead.mark == ":":
+    if lead.mark in (":", "-", "–", "—"):  # a dash after a heading does a colon's work in chat
         return True
     return lead.mark == "." and len([t for t in doc[lead.end:] if not t.is_punct]) >= 3
 

@@ -17,9 +17,10 @@ DIFFERENCE = Words(
 
 ADDITION = Words(
     "addition",
-    frozenset({"also", "more", "next", "last", "final"}),
-    "an additive adverb or a list position that is not a numeral opens a further item of a list",
-    examples=("also", "next", "more"),
+    frozenset({"also", "more", "next", "last", "final", "now"}),
+    "an additive adverb, a list position that is not a numeral, or 'now' of going on to the next thing "
+    "('Now, the boat.') opens a further item of a list",
+    examples=("also", "next", "more", "now"),
     counter=("then", "first", "so"),
 )
 
