@@ -235,6 +235,24 @@ def test_a_short_subject_takes_the_name_its_opening_turn_gives_a_long_one_must_c
     assert "scanner" in long.name.lower() and "invoice" not in long.name.lower(), long.name
 
 
+def test_a_name_its_opening_says_in_passing_does_not_title_a_subject_that_never_comes_back_to_it():
+    """The opening's own title leads only when it is among the subject's best candidates: a phrase
+    the reply to the opening says once, while the subject goes on about a boat, is not its name."""
+    said = "And the hard one. My uncle has decided to stop sailing."
+    reply = "When the boat is gone, someone has to do the weekly shop for him."
+    assert intro_titles(reply, set()) == ["weekly shop"]
+    parts = ["hull", "mast", "rudder", "keel", "winch", "tiller", "anchor", "bilge pump", "jib sail", "mainsail",
+             "outboard motor", "trailer", "cockpit cushions", "bow cleat", "fuel tank", "life jackets", "boom",
+             "halyard", "compass", "radio", "fender", "boat cover", "mooring fee", "logbook", "survey report"]
+    rest = [f"The {parts[i]} and the {parts[(i + 1) % len(parts)]} {said_of}." for i in range(0, len(parts), 2)
+            for said_of in ("on the boat need a look", "came up when a buyer saw the boat", "of the boat are fine")]
+    other = [["The garden shed needs a new roof."]]
+    assert name_subject([said, reply, *rest], other, set(), said=said).name == "Boat"
+    # said where the subject opens and taken up again, the same phrase does lead
+    shopping = [said, reply, *[f"The weekly shop and the {part} took the morning." for part in parts[:6]]]
+    assert name_subject(shopping, other, set(), said=said).name == "Weekly shop"
+
+
 @pytest.mark.parametrize("first_turn", ["I want to surprise my sister.", "We need to call the parents.",
                                         "I want to ask my sister Ines and her husband."])
 def test_a_phrase_headed_by_a_person_is_no_intro_title(first_turn: str):

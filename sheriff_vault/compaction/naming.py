@@ -49,6 +49,7 @@ COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY",
 FUNCTION_WORDS = frozenset({"ADP", "DET", "PRON", "CCONJ", "SCONJ", "AUX", "PART", "VERB", "ADV"})
 NAMED_KINDS = frozenset({"NORP", "LANGUAGE"})  # "Also spanish:": a language or people, said as an adjective
 FEW_TURNS = 6  # a subject of three exchanges or fewer names itself in its opening turn, repeated or not
+CANDIDATES = 24  # the best-scored title candidates, re-ranked by meaning; an opening's own title must be among them
 COMMON_ADJECTIVE = 5.2  # Zipf frequency above which a leading adjective describes ("new", "main"), not names
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_NAMES'))
 
@@ -113,13 +114,13 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     scored = [s for s in scored if not {stem(w.lower()) for w in s[1].split()} <= gone] or scored
     intro = [form for form in intro if not {stem(w.lower()) for w in form.split()} <= gone]
     if encode is not None and centroid is not None and scored:
-        scored = _by_meaning(scored[:24], encode, centroid)
+        scored = _by_meaning(scored[:CANDIDATES], encode, centroid)
     if _DEBUG:
         print("   names:", [(round(s, 2), f) for s, f in scored[:10]], "intro", intro)
-    if intro:  # a subject that names itself in its first turn ("renovating the kitchen") keeps that name
-        ranked = [form for _, form in scored if form in intro]
-        lead = ranked[0] if ranked else max(intro, key=_quality)
-        scored = [(float("inf"), lead)] + [s for s in scored if s[1] != lead]
+    # a subject that names itself in its first turn ("renovating the kitchen") keeps that name, when
+    # the name is among the subject's best candidates: not a word its opening said in passing
+    if ranked := [form for _, form in scored[:CANDIDATES] if form in intro]:
+        scored = [(float("inf"), ranked[0])] + [s for s in scored if s[1] != ranked[0]]
     chosen: list[str] = []
     for _, form in scored:
         stems = {stem(w.lower()) for w in form.split()}
