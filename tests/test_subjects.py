@@ -193,6 +193,12 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("Also the kettle - it trips the fuse again.", True),
     ("Thanks. The plumber came and fixed the tap today.", False),
     ("The garage rang. Also the car was fine after all.", False),
+    # a heading may say when its item is, or whose, before its mark; a place it names is no such phrase
+    ("Cheers. And one more thing for this week, the gutters are full again.", True),
+    ("Second point for tonight: the parking permit.", True),
+    ("Last question from me, the flights.", True),
+    ("Next step on the form: sign page two.", False),
+    ("And the quote for today, it came in at 300.", False),
 ])
 def test_a_switch_cue_anywhere_a_sentence_starts(text, switch):
     from sheriff_vault.compaction.cues import SWITCH

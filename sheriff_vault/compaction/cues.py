@@ -77,8 +77,21 @@ def _lead(doc: Doc, start: int) -> _Lead:
             doc[j].pos_ in ("DET", "ADJ", "NUM", *_NOUNS) or doc[j].tag_ == "PRP$" or ordinal(doc[j])
             or doc[j].lower_ in place.DIFFERENCE or _heads_alone(doc, j)):
         j += 1
-    mark = doc[j].text if j < len(doc) and j > i and doc[j].text in _HEADING_END else ""
-    return _Lead(start, (i, j) if mark else (i, i), j + 1 if mark else i, additive, mark)
+    k = _when_or_whose(doc, i, j) if j > i else j
+    mark = doc[k].text if k < len(doc) and j > i and doc[k].text in _HEADING_END else ""
+    return _Lead(start, (i, j) if mark else (i, i), k + 1 if mark else i, additive, mark)
+
+
+def _when_or_whose(doc: Doc, i: int, j: int) -> int:
+    """The token after a prepositional phrase that says when a heading's item is, or whose it is
+    ("Final point for tonight,", "Second point for this week:", "One more question from me:"), where it
+    follows the heading's words `i`..`j`; `j` when none does ("Next item on the list:" names a place)."""
+    if j >= len(doc) or doc[j].pos_ != "ADP" or not i <= doc[j].head.i < j:
+        return j
+    objects = [c for c in doc[j].children if c.dep_ in ("pobj", "pcomp")]
+    if not objects or not all(o.ent_type_ in ("DATE", "TIME") or o.pos_ in ("PRON", "ADV") for o in objects):
+        return j
+    return max(t.i for t in doc[j].subtree) + 1
 
 
 def _heads_alone(doc: Doc, i: int) -> bool:
