@@ -189,7 +189,7 @@ def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     ("Now the quote is 300 and they start on Monday.", False),
     ("The blue one. It fits better with the sofa.", False),
     # after a short acknowledgement a turn's own words begin; a dash after a heading is a colon
-    ("Will do. Sorry, also the kettle - it trips the fuse again.", True),
+    ("Got it. Oh, also the kettle - it trips the fuse again.", True),
     ("Also the kettle - it trips the fuse again.", True),
     ("Thanks. The plumber came and fixed the tap today.", False),
     ("The garage rang. Also the car was fine after all.", False),

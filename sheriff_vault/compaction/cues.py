@@ -208,7 +208,7 @@ class Shift:
     """The person moves the talk on: a list walked through ("Second thing:", "ok third,", "Number two:",
     "And the third thing is ..."), a new thing announced ("other thing.", "Separately,"), a turn that
     opens on its own heading after "and"/"also"/"now" ("And chess:", "also my tooth. it cracked on a pit",
-    "Now the work one."), also after a short acknowledgement ("Will do. Also the roof - it leaks"),
+    "Now the garden one."), also after a short acknowledgement ("Got it. Oh, also the kettle - it trips"),
     or a fixed phrase at the turn's start (english/place.py SHIFT). `search`: the first, anywhere a
     sentence starts."""
 
