@@ -37,6 +37,7 @@ CACHE = 4096  # parsed texts kept per pipeline: a sleep's turns and what it read
 # parsed: the parser needs about 1 GB per 100,000 characters, and such a turn holds no subject's
 # words that its first lines do not.
 LONGEST = 100_000
+WHEN = frozenset({"DATE", "TIME"})  # entity labels of a time: a time dates a thing, it names none
 
 _LOADED: dict[str, Language] = {}
 _PARSED: dict[str, OrderedDict[str, Doc]] = {}

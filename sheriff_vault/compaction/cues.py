@@ -77,7 +77,7 @@ def _lead(doc: Doc, start: int) -> _Lead:
             doc[j].pos_ in ("DET", "ADJ", "NUM", *_NOUNS) or doc[j].tag_ == "PRP$" or ordinal(doc[j])
             or doc[j].lower_ in place.DIFFERENCE or _heads_alone(doc, j)):
         j += 1
-    k = _when_or_whose(doc, i, j) if j > i else j
+    k = _when_or_whose(doc, i, j)
     mark = doc[k].text if k < len(doc) and j > i and doc[k].text in _HEADING_END else ""
     return _Lead(start, (i, j) if mark else (i, i), k + 1 if mark else i, additive, mark)
 
@@ -89,7 +89,7 @@ def _when_or_whose(doc: Doc, i: int, j: int) -> int:
     if j >= len(doc) or doc[j].pos_ != "ADP" or not i <= doc[j].head.i < j:
         return j
     objects = [c for c in doc[j].children if c.dep_ in ("pobj", "pcomp")]
-    if not objects or not all(o.ent_type_ in ("DATE", "TIME") or o.pos_ in ("PRON", "ADV") for o in objects):
+    if not objects or not all(o.ent_type_ in nlp.WHEN or o.pos_ in ("PRON", "ADV") for o in objects):
         return j
     return max(t.i for t in doc[j].subtree) + 1
 
@@ -390,7 +390,7 @@ def heading_nouns(doc: Doc) -> set[str]:
             if not _names_a_thing(piece, t.text):
                 piece = []
                 continue
-            nouns |= {stem(w.text) for w in piece if w.pos_ in _NOUNS and w.ent_type_ not in ("DATE", "TIME")
+            nouns |= {stem(w.text) for w in piece if w.pos_ in _NOUNS and w.ent_type_ not in nlp.WHEN
                       and w.lower_ not in place.GENERAL and w.lower_ not in title.GENERIC
                       and w.lower_ not in place.COURTESY and w.lower_ not in place.GREETING}
             piece = []

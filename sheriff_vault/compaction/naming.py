@@ -45,7 +45,7 @@ MAX_WORDS = 3
 WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1)) | {"weds"}
 NOMINAL = frozenset({"NOUN", "PROPN"})
 # numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
-COUNTED = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+COUNTED = nlp.WHEN | {"CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"}
 FUNCTION_WORDS = frozenset({"ADP", "DET", "PRON", "CCONJ", "SCONJ", "AUX", "PART", "VERB", "ADV"})
 NAMED_KINDS = frozenset({"NORP", "LANGUAGE"})  # "Also spanish:": a language or people, said as an adjective
 FEW_TURNS = 6  # a subject of three exchanges or fewer names itself in its opening turn, repeated or not
@@ -700,7 +700,7 @@ def _a_time(word: str) -> bool:
     """Whether the tagger reads a word, said as a thing talked about, as a date or a time ("the
     summer", "the weekend"); asked in a neutral frame, in lower case, once per spelling."""
     span = _framed(word)
-    return span is not None and len(span) == 1 and span[0].ent_type_ in ("DATE", "TIME")
+    return span is not None and len(span) == 1 and span[0].ent_type_ in nlp.WHEN
 
 
 def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],

@@ -57,7 +57,6 @@ _RANGE = re.compile(r"\b(?P<a>\d{1,2})" + _ORDINAL + r"?\s?(?:-|–|to|until|thr
 _FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + _MONTH + r") (?P<y>\d{4})\b", re.IGNORECASE)
 _NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + _ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b" + _MONTH + r"\b", re.IGNORECASE)
-_WHEN = {"DATE", "TIME"}
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size
 FRAGMENT_CHARS = 80  # sentences this short in one message are one fact
@@ -375,7 +374,7 @@ def narrates(toks: Sequence[Token]) -> bool:
     # promise; as the subject of a clause the verb takes ("help you create ...") it is the work announced
     to_you = any(t.lower_ == "you" and (t.head.i == root.i or t.head.head.i == root.i and t.head.pos_ == "ADP")
                  for t in root.subtree)
-    if not speaker or to_you or any(t.ent_type_ in ("DATE", "TIME") for t in toks):
+    if not speaker or to_you or any(t.ent_type_ in nlp.WHEN for t in toks):
         return False
     ahead = any(c.tag_ == "MD" and c.lower_ in ("will", "'ll", "shall") for c in kids)
     going = root.lower_ == "going" and any(c.dep_ == "xcomp" for c in kids)
@@ -437,7 +436,7 @@ def informative(sent: str, toks: list[Token] | None = None, ignore: Container[st
     if _announces(toks):
         return False
     words = [w for w in said_words(sent) if w not in ignore and w not in THANKING and w not in GREETING]
-    names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in _WHEN
+    names = [t for t in content if t.pos_ == "PROPN" and t.ent_type_ and t.ent_type_ not in nlp.WHEN
              and t.i > toks[0].i]
     if names or len(set(words)) >= 3:
         return True
@@ -449,7 +448,7 @@ def _announces(toks: list[Token]) -> bool:
     hand with two matters, please"): its nouns are general, one of them a counted general noun, and
     none is definite (the plan, my questions), which would point back at a subject already named.
     It announces talk to come; the matters come after it."""
-    nouns = [t for t in toks if t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in _WHEN]
+    nouns = [t for t in toks if t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in nlp.WHEN]
     return bool(nouns) and all(
         t.pos_ == "NOUN" and (t.lower_ in GENERIC or _counts_matters(t)) and not any(_definite(c) for c in t.children)
         for t in nouns
@@ -533,7 +532,7 @@ def _tense(tok: Token | None) -> str:
     no tense of its own ("had to stop on Sunday") has its governing verb's."""
     while tok is not None and tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
-        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in _WHEN):
+        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
             return "nearest"
         tok = head
     while tok is not None and tok.dep_ == "xcomp" and tok.tag_ == "VB" and tok.head.i != tok.i:
