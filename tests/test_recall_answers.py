@@ -9,6 +9,7 @@ import pytest
 from memory_fixtures import build, day
 
 from sheriff_vault.retrieval.ranking import recall
+from sheriff_vault.retrieval.result import FactHit, latest_first
 from sheriff_vault.retrieval.when import AS_OF, question_window, said_time
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.edits import create_topic
@@ -526,3 +527,42 @@ def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
     assert shown.index("9 May") < shown.index("2 May")
     plain = excerpt("Mira: " + fact[fact.index("News"):], question)
     assert not plain.startswith("Mira: Sunday 9 May")
+
+
+@pytest.fixture
+def requoted(vault):
+    """A roofer's price said in full, then a lower one said later in fewer of the same words, with no
+    marker between them: the later line matches a question about the quote less well."""
+    topic = create_topic(vault, "Garage roof", now=day("2026-03-01T09:00:00"), aliases=["garage roof"],
+                         commit=False).topic
+    topic.add_item(fact("The roofer quoted 2,400 GBP for the garage roof, felt and battens, garage roof done in "
+                        "two days.", day("2026-03-01T09:00:00"), cite("t1")))
+    topic.add_item(fact("For the garage roof he came back at 2,150 GBP if we book before May.",
+                        day("2026-03-20T09:00:00"), cite("t7")))
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, "test: garage roof", ["topics"])
+    return vault
+
+
+def test_a_question_after_a_value_reads_a_subject_latest_first(requoted):
+    """Asked for the value, the later statement leads, however the earlier one ranked; asked why, the
+    lines keep the order of how well they answer."""
+    asked = recall(requoted, "How much is the garage roof quote?", now=NOW)
+    ranked = [f.text for f in asked.topics[0].facts]
+    assert ["2,400" in t for t in ranked] == [True, False], ranked  # the earlier line answers better
+    text = asked.render(4000)
+    assert text.index("2,150 GBP") < text.index("2,400 GBP"), text
+    why = recall(requoted, "Why was the garage roof quote 2,400 GBP?", now=NOW).render(4000)
+    assert why.index("2,400 GBP for the garage roof") < why.index("2,150 GBP"), why
+
+
+def test_latest_first_moves_only_facts_an_event_keeps_its_place():
+    """An event is dated by the day it happens, not the day it was said: a festival in July is no
+    later statement than a fact said in March, so it keeps the place its rank gave it."""
+    def hit(kind: str, date: str, text: str) -> FactHit:
+        return FactHit(text, kind, text, date, [], 1.0, {}, 0, "topics/x.md")
+
+    shown = [hit("event", "2026-07-17T00:00:00Z", "festival"), hit("fact", "2026-03-01T09:00:00Z", "first price"),
+             hit("note", "", "pinned"), hit("fact", "2026-03-20T09:00:00Z", "second price")]
+    assert [f.text for f in latest_first(shown)] == ["festival", "second price", "pinned", "first price"]

@@ -74,6 +74,9 @@ ONE_ANSWER_FLOOR = 0.45
 _HOW_MUCH = re.compile(r"\bhow much\b|^\W*(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
                        r"paid|pay|charged?)\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:" + "|".join(sorted(CURRENCY_WORDS)) + r")\b", re.I)
+# A question after one value ("which laptop did she buy?", "when is the fair?", "how much is the quote?"),
+# not after a reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
+_ASKS_VALUE = re.compile(r"^\W*(?:what|which|who|whose|where|when|how (?:much|many|long|old|far))\b", re.I)
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
@@ -172,7 +175,7 @@ def recall(vault: Vault, query: str, *, index: Index | None = None, tail: str = 
         return RecallResult(query, mode, triggers, window, now, chosen, order, skills, list(dict.fromkeys(warnings)),
                             scored[: max(limit * 3, 30)] if explain else [], tz, cuts if explain else [],
                             index.meta("head") or None, caught.changed + caught.removed if caught else [],
-                            span.to_json() if span else None, said)
+                            span.to_json() if span else None, said, bool(_ASKS_VALUE.search(query)))
     finally:
         if own_index:
             index.close()

@@ -114,6 +114,7 @@ class RecallResult:
     caught_up: list[str] = field(default_factory=list)  # files recall had to reindex first
     commits: dict | None = None  # a sleep window's commit range ("two sleeps ago": base..tip)
     recent: list[RecentHit] = field(default_factory=list)  # buffered turns, said since the last sleep
+    newest_first: bool = False  # a question asking for a value: a topic's later lines lead (`latest_first`)
 
     def _sequence(self) -> list[FactHit | RecentHit]:
         """Facts in rank order with the buffered turns merged in by score: a turn goes before the
@@ -193,7 +194,8 @@ class RecallResult:
                 lines += ["", recent.HEADING, *(h.render(self.tz) for h in fit.recent)]
             else:
                 topic = by_path[key]
-                lines += ["", topic.header(topic.path in full), *(f.render() for f in chosen[topic.path])]
+                facts = latest_first(chosen[topic.path]) if self.newest_first else chosen[topic.path]
+                lines += ["", topic.header(topic.path in full), *(f.render() for f in facts)]
         if fit.earlier:
             lines += ["", EARLIER, *(f.render() for f in fit.earlier)]
         for skill in self.skills:
@@ -284,6 +286,15 @@ class RecallResult:
             "index": f"index@{self.index_head}" if self.index_head else None, "caught_up": self.caught_up,
             "recent": [h.to_json() for h in self.recent],
         }
+
+
+def latest_first(facts: list[FactHit]) -> list[FactHit]:
+    """A topic's facts, the latest said first, in the places facts held (an event, dated by when it
+    happens, and a note keep theirs): a value said again later (a price renegotiated, a date moved)
+    is the one that holds, and it leads however the earlier statement ranked."""
+    said = sorted((f for f in facts if f.kind == "fact" and f.date), key=lambda f: f.date, reverse=True)
+    it = iter(said)
+    return [next(it) if f.kind == "fact" and f.date else f for f in facts]
 
 
 def _fact_line(f: FactHit, topic: str) -> str:
