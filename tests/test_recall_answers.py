@@ -553,8 +553,11 @@ def test_a_question_after_a_value_reads_a_subject_latest_first(requoted):
     assert ["2,400" in t for t in ranked] == [True, False], ranked  # the earlier line answers better
     text = asked.render(4000)
     assert text.index("2,150 GBP") < text.index("2,400 GBP"), text
-    why = recall(requoted, "Why was the garage roof quote 2,400 GBP?", now=NOW).render(4000)
-    assert why.index("2,400 GBP for the garage roof") < why.index("2,150 GBP"), why
+    assert "order: each topic's facts latest said first" in asked.explain()
+    why = recall(requoted, "Why was the garage roof quote 2,400 GBP?", now=NOW)
+    text = why.render(4000)
+    assert text.index("2,400 GBP for the garage roof") < text.index("2,150 GBP"), text
+    assert "latest said first" not in why.explain()
 
 
 def test_latest_first_moves_only_facts_an_event_keeps_its_place():

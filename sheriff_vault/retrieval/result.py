@@ -168,8 +168,9 @@ class RecallResult:
     def render(self, budget: int) -> str:
         """Compact Markdown within `budget` characters: the best facts first (their topic names as
         headings; what was said since the last sleep as a section of its own, placed by its best
-        turn), then one-liners while room is left. Values a later fact or turn superseded come
-        last, under "Earlier values", and only when there is room."""
+        turn; a question after a value reads each topic's facts latest first), then one-liners while
+        room is left. Values a later fact or turn superseded come last, under "Earlier values", and
+        only when there is room."""
         fit = self._fit(budget)
         chosen, used = fit.chosen, fit.used
         full: set[str] = set()
@@ -215,6 +216,8 @@ class RecallResult:
                        + (" (as of: facts up to then, newest first)" if w.granularity == "as_of" else ""))
         else:
             out.append("window: none")
+        if self.newest_first:
+            out.append("order: each topic's facts latest said first (the question asks for a value)")
         for warning in self.warnings:
             out.append(f"warning: {warning}")
         out.append("candidates (score = relevance x (1 + utility_boost) x recency x window):")
