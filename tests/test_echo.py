@@ -188,3 +188,16 @@ def test_an_echo_that_works_out_the_value_keeps_it_on_the_fact():
                  ("assistant", "So the quiz is now on Friday 15 May 2026, in the hall as planned."))
     assert folded(turns)[-1] == (["t3", "t4"], "Sam: The quiz got pushed back by a week, same hall, same start. "
                                  "(Assistant: The quiz is now on Friday 15 May 2026, in the hall as planned.)")
+
+
+def test_an_aside_after_the_question_does_not_hide_the_change_it_asks_about():
+    """"So the class has 14 places, not 12. Shall I let the centre know? Bring your own mat, by the
+    way." answered "yes please, 14 is fine": the answer takes up the last question, not the aside
+    after it, and the person's line carries the value it replaces."""
+    turns = talk(("user", "the yoga room is smaller than we thought"),
+                 ("assistant", "So the class has 14 places, not 12. Shall I let the centre know? "
+                               "Bring your own mat, by the way."),
+                 ("user", "yes please, 14 is fine"))
+    units = fold_echoes(make_units(turns, "UTC", set()), turns)
+    [answer] = [u for u in units if u.turn.id == "t3"]
+    assert answer.corrects == [("14 places", "12")], answer.corrects

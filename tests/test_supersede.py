@@ -717,3 +717,19 @@ def test_change_language_is_read_in_the_name_s_clause(text: str, changed: bool):
 
     doc = nlp.parse_one(text, entities=False)
     assert [said_changed(doc, n) for n in names(doc)] == [changed]
+
+
+def test_a_count_named_as_replaced_strikes_the_line_that_counted_the_same_noun(tmp_path: Path):
+    """"14 places, not 12", put by the assistant and taken up by "yes please, 14 is fine": the old
+    number is the one an older line said with the same noun ("12 places"), though that line shares no
+    other word with the answer; a line saying 12 of something else stays current."""
+    later = T0 + dt.timedelta(days=3)
+    answer = "Yes please, 14 is fine."
+    topic = topic_with(tmp_path, ("t1", "Lena: The studio said 12 places on the mats for the spring term.", T0),
+                       ("t2", "Lena: The hall has 12 windows and a piano.", T0),
+                       ("t3", "Lena: Tea after, biscuits from the shop.", T0),
+                       ("t4", "Lena: Posters go up on Monday.", T0), ("t9", f"Lena: {answer}", later))
+    [unit] = units_of("t9", answer, later)
+    unit.corrects = [("14 places", "12")]
+    struck = supersede(topic, [unit], "2026-03-12")
+    assert [text for text, _ in struck] == ["Lena: The studio said 12 places on the mats for the spring term."]

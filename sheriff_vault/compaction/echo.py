@@ -67,11 +67,12 @@ def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ())
 
 
 def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit]:
-    """A change the assistant puts to the person, as its closing question ("So the swap moves from 7
+    """A change the assistant puts to the person, as its last question ("So the swap moves from 7
     to 14 March?") or as the statement before it ("So it starts on the 20th instead of the 6th. Is
-    that alright?"), that the person confirms. Answered yes without the value: the change is a fact,
-    said by the assistant and confirmed, citing both turns. Answered with the new value said again
-    ("the 20th, fine"): the person's own line is the change, and carries the old value it replaces.
+    that alright?"), that the person confirms; an aside after the question does not hide it.
+    Answered yes without the value: the change is a fact, said by the assistant and confirmed,
+    citing both turns. Answered with the new value said again ("the 20th, fine"): the person's own
+    line is the change, and carries the old value it replaces.
     A value the assistant proposes to keep ("Shall I record the rate as £18?") that the person takes
     is a fact of its own ("The rate is £18."). `kept`: the talk's units so far (a statement kept as a
     fact of its own is marked, not repeated)."""
@@ -85,17 +86,20 @@ def confirmed_changes(turns: list[Turn], kept: Sequence[Unit] = ()) -> list[Unit
                 _assents(answer.content) or info(answer.content)[0]):
             continue
         said = sentences(question.content)
-        if not said or not said[-1].rstrip().endswith("?"):
+        # the turn's last question, which the answer takes up; an aside may follow it ("So the
+        # class has 14 places, not 12. Shall I let the centre know? Bring your own mat, by the way.")
+        q = next((i for i in range(len(said) - 1, -1, -1) if said[i].rstrip().endswith("?")), None)
+        if q is None:
             continue
-        proposed = _proposal(said[-1])
+        proposed = _proposal(said[q])
         if proposed is not None:
             if _agrees(answer.content, proposed[1]):
                 made = make_units([replace(question, content=f"{proposed[0]} is {proposed[1]}.")], "UTC", set())
                 # "... as your start time from now on?": it replaces one
-                out += _confirmed(made, question, answer, correction=changes_a_value(said[-1]))
+                out += _confirmed(made, question, answer, correction=changes_a_value(said[q]))
             continue
-        asked = said[-1].rstrip().rstrip(" ?") + "."
-        for statement in [asked, *said[-2:-1]]:
+        asked = said[q].rstrip().rstrip(" ?") + "."
+        for statement in [asked, *said[max(q - 1, 0):q]]:
             pairs = value_pairs(statement)
             repeated = [p for p in pairs if _repeats(answer.content, *p)]
             if repeated:

@@ -259,7 +259,7 @@ def _the_value_of(item: str, old: str, new: str, text: str, older: int) -> bool:
     if _worded(old):
         return _named(old) or rarity(old) >= UNCOMMON or _shares_words(_without(text, new, old), item)
     return (numeric(old) is None or older <= 3 or _specific(old) or _with_unit(item, old)
-            or _shares_slot(text, item, old) or _shares_words(text, item))
+            or _counted_alike(item, old, new) or _shares_slot(text, item, old) or _shares_words(text, item))
 
 
 def _worded(value: str) -> bool:
@@ -286,6 +286,14 @@ def _with_unit(text: str, value: str) -> bool:
     """"18 km" said again with its unit: the same quantity, whatever words stand around it."""
     m = re.fullmatch(r"\s*(\d[\d,.]*)\s?([^\W\d_]{1,5}|%)\s*", value)
     return m is not None and re.search(rf"(?<![\d.,]){re.escape(m[1])}\s?{re.escape(m[2])}\b", text,
+                                       re.IGNORECASE) is not None
+
+
+def _counted_alike(item: str, old: str, new: str) -> bool:
+    """"12 chairs, not 10" named as the change: the old number said before with the noun the new one
+    counts ("we have 10 chairs") is that count, whatever else the two lines say."""
+    m = re.fullmatch(r"\s*\d[\d,.]*\s+([^\W\d_]+)\s*", new)
+    return m is not None and re.search(rf"(?<![\d.,]){re.escape(old.strip())}\s+{re.escape(m[1])}\b", item,
                                        re.IGNORECASE) is not None
 
 
