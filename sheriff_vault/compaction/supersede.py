@@ -255,7 +255,8 @@ def _the_value_of(item: str, old: str, new: str, text: str, older: int) -> bool:
     """Whether `old`, named by the correction `text` as replaced by `new`, is in `item` the value
     replaced, not a word or number that happens to stand there too: in words, a name, an uncommon
     word, or a line sharing another word with the correction; a date; a number that is specific,
-    said with its unit or slot, or on a line about the same thing (or one of few older lines)."""
+    said with its unit, with the noun the new one counts, or with its slot, or on a line about the
+    same thing (or one of few older lines)."""
     if _worded(old):
         return _named(old) or rarity(old) >= UNCOMMON or _shares_words(_without(text, new, old), item)
     return (numeric(old) is None or older <= 3 or _specific(old) or _with_unit(item, old)
