@@ -537,7 +537,7 @@ def requoted(vault):
                          commit=False).topic
     topic.add_item(fact("The roofer quoted 2,400 GBP for the garage roof, felt and battens, garage roof done in "
                         "two days.", day("2026-03-01T09:00:00"), cite("t1")))
-    topic.add_item(fact("For the garage roof he came back at 2,150 GBP if we book before May.",
+    topic.add_item(fact("For the garage roof his second price is 2,150 GBP if we book before May.",
                         day("2026-03-20T09:00:00"), cite("t7")))
     topic.save()
     build(vault)
