@@ -13,7 +13,7 @@ from sheriff_vault.retrieval.result import FactHit, latest_first
 from sheriff_vault.retrieval.when import AS_OF, question_window, said_time
 from sheriff_vault.store import gitlog
 from sheriff_vault.store.edits import create_topic
-from sheriff_vault.store.items import Citation
+from sheriff_vault.store.items import Citation, Item
 from sheriff_vault.store.topics import fact
 
 NOW = day("2026-04-01T10:00:00")
@@ -54,20 +54,26 @@ def cite(turn: str) -> list[Citation]:
     return [Citation("conversations/x.md", (turn,))]
 
 
+def remembered(vault, name: str, facts: list[Item], aliases: tuple[str, ...] = ()):
+    """A topic of these dated, cited lines, opened on 1 March beside the shared ones, indexed and
+    committed as a sleep would leave it."""
+    topic = create_topic(vault, name, now=day("2026-03-01T09:00:00"), aliases=list(aliases), commit=False).topic
+    for item in facts:
+        topic.add_item(item)
+    topic.save()
+    build(vault)
+    gitlog.commit_paths(vault.root, f"test: {name}", ["topics"])
+    return vault
+
+
 @pytest.fixture
 def japan(vault):
     """A trip whose budget was corrected on 10 March: the old value struck, as sleep writes it."""
-    topic = create_topic(vault, "Japan trip", now=day("2026-03-01T09:00:00"), aliases=["japan"], commit=False).topic
     old = fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), cite("t1"))
     old.superseded = "2026-03-10"
-    topic.add_item(old)
-    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")))
-    topic.add_item(fact("Budget for the Japan trip is 4500 EUR now.", day("2026-03-10T09:00:00"),
-                        cite("t9")))
-    topic.save()
-    build(vault)
-    gitlog.commit_paths(vault.root, "test: japan", ["topics"])
-    return vault
+    return remembered(vault, "Japan trip", [
+        old, fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")),
+        fact("Budget for the Japan trip is 4500 EUR now.", day("2026-03-10T09:00:00"), cite("t9"))], ("japan",))
 
 
 def test_the_current_value_leads_and_the_old_one_is_history(japan):
@@ -184,15 +190,11 @@ def test_a_question_about_two_people_shows_the_best_of_each(vault):
 @pytest.fixture
 def japan_unmarked(vault):
     """The same trip written by hand (or before sleep marked corrections): no struck line, only dates."""
-    topic = create_topic(vault, "Japan trip", now=day("2026-03-01T09:00:00"), aliases=["japan"], commit=False).topic
-    topic.add_item(fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), cite("t1")))
-    topic.add_item(fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")))
-    topic.add_item(fact("We fly back on 24 March with 2 suitcases.", day("2026-03-02T09:00:00"), cite("t4")))
-    topic.add_item(fact("Budget for the Japan trip is 4500 EUR.", day("2026-03-10T09:00:00"), cite("t9")))
-    topic.save()
-    build(vault)
-    gitlog.commit_paths(vault.root, "test: japan by hand", ["topics"])
-    return vault
+    return remembered(vault, "Japan trip", [
+        fact("Budget for the Japan trip is 4000 EUR.", day("2026-03-01T09:00:00"), cite("t1")),
+        fact("Flights to Osaka are booked.", day("2026-03-02T09:00:00"), cite("t3")),
+        fact("We fly back on 24 March with 2 suitcases.", day("2026-03-02T09:00:00"), cite("t4")),
+        fact("Budget for the Japan trip is 4500 EUR.", day("2026-03-10T09:00:00"), cite("t9"))], ("japan",))
 
 
 def test_without_markers_the_newer_value_leads_and_the_older_reads_as_earlier(japan_unmarked):
@@ -210,24 +212,16 @@ def struck_by_a_turn(vault):
     """A total corrected by a line that shares no word with the question: sleep struck the old line
     naming the turn that corrected it; that turn made two lines, and a third cites it as the
     question it answered."""
-    topic = create_topic(vault, "Grant budget", now=day("2026-03-01T09:00:00"), commit=False).topic
     old = fact("The total is 52,000.", day("2026-03-01T09:00:00"), cite("t4"))
     old.superseded, old.superseded_by = "2026-03-03", "t6"
-    topic.add_item(old)
-    topic.add_item(fact("Personnel is 31,200 for three years.", day("2026-03-01T09:00:00"), cite("t3")))
-    topic.add_item(fact("Assistant: Summed again, the lines give 48,700, not 52,000.", day("2026-03-03T09:00:00"),
-                        cite("t6")))
-    topic.add_item(fact("Assistant: The difference is one line counted twice.", day("2026-03-03T09:00:00"),
-                        cite("t6")))
-    topic.add_item(fact('Lena, asked "So the total is 48,700, not 52,000?": Yes, and the form goes out today.',
-                        day("2026-03-03T09:00:00"), [Citation("conversations/x.md", ("t6", "t7"))]))
-    for i in range(6):
-        topic.add_item(fact(f"Work package {i + 1} is drafted in the shared folder.", day("2026-03-04T09:00:00"),
-                            cite(f"t{10 + i}")))
-    topic.save()
-    build(vault)
-    gitlog.commit_paths(vault.root, "test: grant", ["topics"])
-    return vault
+    return remembered(vault, "Grant budget", [
+        old, fact("Personnel is 31,200 for three years.", day("2026-03-01T09:00:00"), cite("t3")),
+        fact("Assistant: Summed again, the lines give 48,700, not 52,000.", day("2026-03-03T09:00:00"), cite("t6")),
+        fact("Assistant: The difference is one line counted twice.", day("2026-03-03T09:00:00"), cite("t6")),
+        fact('Lena, asked "So the total is 48,700, not 52,000?": Yes, and the form goes out today.',
+             day("2026-03-03T09:00:00"), [Citation("conversations/x.md", ("t6", "t7"))]),
+        *(fact(f"Work package {i + 1} is drafted in the shared folder.", day("2026-03-04T09:00:00"),
+               cite(f"t{10 + i}")) for i in range(6))])
 
 
 def test_a_struck_value_brings_the_line_that_corrected_it(struck_by_a_turn):
@@ -247,22 +241,16 @@ def test_a_struck_value_brings_the_line_that_corrected_it(struck_by_a_turn):
 def moved_beside(vault):
     """A turn cut into two lines, "the reunion is in May" and "thinking Friday 8 May", the second
     struck later by a turn that names neither the reunion nor anything else the question says."""
-    topic = create_topic(vault, "Class reunion", now=day("2026-03-01T09:00:00"), commit=False).topic
-    topic.add_item(fact("Noor: The class reunion is in May and Sami and I are booking a hall.",
-                        day("2026-03-01T09:00:00"), cite("t3")))
     old = fact("Noor: Thinking Friday 8 May, about 40 people.", day("2026-03-01T09:00:00"), cite("t3"))
     old.superseded, old.superseded_by = "2026-03-09", "t9"
-    topic.add_item(old)
-    for i in range(5):
-        topic.add_item(fact(f"Noor: Playlist part {i + 1} is ready in the shared folder.", day("2026-03-04T09:00:00"),
-                            cite(f"t{5 + i % 2}")))
-    topic.add_item(fact("Noor: Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
-                        "We've shifted it to Friday 15 May, same hall and the same start at seven in the evening.",
-                        day("2026-03-09T09:00:00"), cite("t9")))
-    topic.save()
-    build(vault)
-    gitlog.commit_paths(vault.root, "test: reunion", ["topics"])
-    return vault
+    return remembered(vault, "Class reunion", [
+        fact("Noor: The class reunion is in May and Sami and I are booking a hall.", day("2026-03-01T09:00:00"),
+             cite("t3")), old,
+        *(fact(f"Noor: Playlist part {i + 1} is ready in the shared folder.", day("2026-03-04T09:00:00"),
+               cite(f"t{5 + i % 2}")) for i in range(5)),
+        fact("Noor: Sami's ferry from Bergen cannot make Friday 8 May, only the weekend after. "
+             "We've shifted it to Friday 15 May, same hall and the same start at seven in the evening.",
+             day("2026-03-09T09:00:00"), cite("t9"))])
 
 
 def test_a_line_said_beside_a_matching_fact_brings_its_correction(moved_beside):
@@ -533,16 +521,11 @@ def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
 def requoted(vault):
     """A roofer's price said in full, then a lower one said later in fewer of the same words, with no
     marker between them: the later line matches a question about the quote less well."""
-    topic = create_topic(vault, "Garage roof", now=day("2026-03-01T09:00:00"), aliases=["garage roof"],
-                         commit=False).topic
-    topic.add_item(fact("The roofer quoted 2,400 GBP for the garage roof, felt and battens, garage roof done in "
-                        "two days.", day("2026-03-01T09:00:00"), cite("t1")))
-    topic.add_item(fact("For the garage roof his second price is 2,150 GBP if we book before May.",
-                        day("2026-03-20T09:00:00"), cite("t7")))
-    topic.save()
-    build(vault)
-    gitlog.commit_paths(vault.root, "test: garage roof", ["topics"])
-    return vault
+    return remembered(vault, "Garage roof", [
+        fact("The roofer quoted 2,400 GBP for the garage roof, felt and battens, garage roof done in two days.",
+             day("2026-03-01T09:00:00"), cite("t1")),
+        fact("For the garage roof his second price is 2,150 GBP if we book before May.",
+             day("2026-03-20T09:00:00"), cite("t7"))], ("garage roof",))
 
 
 def test_a_question_after_a_value_reads_a_subject_latest_first(requoted):
