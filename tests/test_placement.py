@@ -175,3 +175,15 @@ def test_the_plan_does_not_merge_two_subjects_placement_kept_apart():
     assert match(stray, [made_now], cfg).target is made_now
     assert match(subject, [made_now], cfg).target is None
     assert match(subject, [made_now, held], cfg).target is held
+
+
+def test_a_later_line_that_gives_another_number_is_written_beside_one_like_it(hash_vault: Vault):
+    """A line is not written twice; one that says the same words with another number says another
+    thing (a score, a count), and a later sleep writes it."""
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, "Greenhouse tomato seedlings sprouted: 3."),
+          now=DAY1 + dt.timedelta(hours=1))
+    sleep(vault, session(DAY2, 5, "Greenhouse tomato seedlings sprouted: 5."), now=DAY2 + dt.timedelta(hours=1))
+    lines = [i.text for t in vault.topics.all() for i in t.items()]
+    assert any(re.search(r"\b5\b", line) for line in lines), lines
+    assert any(re.search(r"\b3\b", line) for line in lines), lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -236,7 +237,12 @@ def local_day(t: dt.datetime, tz: str) -> dt.datetime:
 
 
 def _key(text: str) -> str:
-    return " ".join(said_words(text))[:200] or norm(text)
+    """What a line says, to know it said again: its words of substance and its numbers (a line that
+    gives another number says another thing: "3 done" is not "5 done")."""
+    return " ".join(said_words(text) + _NUMBER.findall(text))[:200] or norm(text)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
 def _open_part(loop_text: str) -> set[str]:
