@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from sheriff_vault.compaction.naming import intro_titles, name_subject, nominal, opening_titles
+from sheriff_vault.compaction.naming import _with_modifier, intro_titles, name_subject, nominal, opening_titles
 from sheriff_vault.compaction.parts import possessive
 
 
@@ -116,6 +116,14 @@ def test_a_one_word_title_takes_the_phrase_it_heads():
     assert passing.name == "Party"
     kind = name_subject([*texts[1:], "It will be a garden party, if it stays dry."], other, set())
     assert kind.name == "Garden party"
+
+
+def test_a_word_said_again_before_itself_classifies_nothing():
+    """A list written without commas parses as one phrase whose first word is its head again: no
+    person titles a note "Letters letter"; a word that classifies the head still takes it."""
+    scored = [(1.0, "Letters"), (0.8, "Letters letter")]
+    assert _with_modifier("Letters", scored, lambda form: True) == "Letters"
+    assert _with_modifier("Letters", [*scored, (0.5, "referral letter")], lambda form: True) == "referral letter"
 
 
 def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():

@@ -202,7 +202,8 @@ def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable
     with "birthday party" is the birthday party, as a person would title the note. A phrase whose
     adjective describes must come back (`recurs`: said in two turns, or how the subject opened): "the
     odd night" said once in a reply about night shifts is a passing description; a noun before the
-    head classifies it ("courtesy car") however often it is said."""
+    head classifies it ("courtesy car") however often it is said. A word does not classify itself: a
+    list written without commas ("letters letter templates") is no kind of letter."""
     if " " in title or not scored:
         return title
     top = scored[0][0] if scored[0][0] != float("inf") else max((x for x, _ in scored[1:]), default=0.0)
@@ -210,7 +211,7 @@ def _with_modifier(title: str, scored: list[tuple[float, str]], recurs: Callable
     for score, form in scored:
         words = form.split()
         if 1 < len(words) <= 3 and stem(words[-1].lower()) == head and score >= MODIFIED_SHARE * top \
-                and _quality(form) >= 0.5 and recurs(form):
+                and head not in {stem(w.lower()) for w in words[:-1]} and _quality(form) >= 0.5 and recurs(form):
             return form
     return title
 
