@@ -1,10 +1,10 @@
 """A small real vault for the memory browser's tests: two tagged sleeps (one archived conversation
-each, facts citing its turns, a superseded value), a linked topic, a quarantined turn, and a third
-sleep made with `--review` waiting on its branch (one topic updated, one created)."""
+each, facts citing its turns; the second strikes the budget the first wrote), a linked topic, a
+quarantined turn, and a third sleep made with `--review` waiting on its branch (one topic updated,
+one created)."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 from conftest import git
@@ -14,8 +14,6 @@ from sheriff_vault.daemon.client import rebuild, sleep
 from sheriff_vault.daemon.review import sleep_for_review
 from sheriff_vault.store import transcripts
 from sheriff_vault.store.edits import link_topics
-from sheriff_vault.store.items import Citation
-from sheriff_vault.store.topics import fact
 from sheriff_vault.store.vault import Vault, init_vault
 from sheriff_vault.timewin import parse_instant
 
@@ -51,7 +49,6 @@ def make_vault(top: Path) -> Path:
     for name, day, turns in (("b", "2026-02-10", BASE), ("l", "2026-02-11", LATER)):
         turns_read = transcripts.read_file(conversation(top / f"{name}.jsonl", name, day, turns))
         sleep(vault, turns_read, now=parse_instant(f"{day}T12:00:00Z", "UTC"))
-    _supersede_budget(vault)
     slugs = sorted(p.stem for p in vault.topics.paths())
     if len(slugs) >= 2:
         link_topics(vault, slugs[0], slugs[1])
@@ -59,20 +56,6 @@ def make_vault(top: Path) -> Path:
     _, branch = sleep_for_review(vault, turns_read, now=parse_instant("2026-02-12T12:00:00Z", "UTC"))
     assert branch == "sleep/20260212T120000Z", branch
     return vault.root
-
-
-def _supersede_budget(vault: Vault) -> None:
-    """The 400 USD budget struck as superseded by 500 USD (cited to the later conversation), as sleep
-    writes a corrected value; committed as a person's commit."""
-    topic = vault.topics.get("caroline-birthday-party")
-    old = next(f for f in topic.facts if "400 USD" in f.text)
-    later = sorted(vault.path("conversations").rglob("*.md"))[-1]  # the second sleep archived l1..l4
-    new = replace(old, superseded="2026-02-11", superseded_by="l1", line=0, raw="")
-    topic.body.replace_item(old, new, fact("The budget for Caroline's birthday party is now 500 USD.",
-                                            parse_instant("2026-02-11T11:01:00Z", "UTC"),
-                                            [Citation(vault.rel(later), ("l1",))]))
-    topic.save()
-    git(vault.root, "commit", "-qam", "budget: 500 USD")
 
 
 def copy_vault(template: Path, dest: Path) -> Vault:

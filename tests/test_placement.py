@@ -187,3 +187,14 @@ def test_a_later_line_that_gives_another_number_is_written_beside_one_like_it(ha
     lines = [i.text for t in vault.topics.all() for i in t.items()]
     assert any(re.search(r"\b5\b", line) for line in lines), lines
     assert any(re.search(r"\b3\b", line) for line in lines), lines
+
+
+def test_a_later_session_that_says_the_same_sentence_with_a_new_value_strikes_the_old(hash_vault: Vault):
+    """"The budget is now 500 USD" said in the words of "The budget is 400 USD": the new line is
+    written (it says another number) and strikes the old one."""
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, *GARDEN, "The greenhouse budget is 400 USD."), now=DAY1 + dt.timedelta(hours=1))
+    sleep(vault, session(DAY2, 5, "The greenhouse budget is now 500 USD."), now=DAY2 + dt.timedelta(hours=1))
+    items = [i for t in vault.topics.all() for i in t.items()]
+    assert any("500 USD" in i.text and not i.superseded for i in items), [i.text for i in items]
+    assert all(i.superseded for i in items if "400 USD" in i.text)

@@ -90,7 +90,7 @@ def test_topic_shows_dated_facts_struck_values_citations_neighbours_and_history(
     assert turns.status_code == 200 and "Riverside Park" in turns.text
     commits = re.findall(r'data-src="(/commits/[0-9a-f]{40}[^"]*)"', body)
     assert len(commits) == len(git(vault.root, "log", "--format=%H", "--", f"topics/{TOPIC}.md").split())
-    diff = client.get(commits[1].replace("&amp;", "&"))  # the hand commit that struck 400 USD
+    diff = client.get(commits[1].replace("&amp;", "&"))  # the second sleep, which struck 400 USD
     assert diff.status_code == 200 and 'class="l add struck"' in diff.text and "500 USD" in diff.text
 
 
@@ -374,5 +374,5 @@ def test_topic_history_shows_a_correction_as_a_supersession_never_x_to_x(client:
     naming the 500 USD now current, not `~ 400 USD -> 400 USD`."""
     body = text_of(html.unescape(client.get(f"/topics/{TOPIC}").text))
     assert "superseded 2026-02-11: 2026-02-10 User: The budget for Caroline's birthday party is 400 USD." in body
-    assert "-> now: 2026-02-11 The budget for Caroline's birthday party is now 500 USD." in body
+    assert "-> now: 2026-02-11 User: The budget for Caroline's birthday party is now 500 USD." in body
     assert not re.search(r"~ (.+?) \u2192 \1 ", body)
