@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,7 @@ from sheriff_vault.compaction.parts import (
     said_words,
     without_owner,
 )
-from sheriff_vault.compaction.values import LEAD, current_first, stated_pairs
+from sheriff_vault.compaction.values import LEAD, NUMBER, current_first, stated_pairs
 from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
@@ -239,10 +238,7 @@ def local_day(t: dt.datetime, tz: str) -> dt.datetime:
 def _key(text: str) -> str:
     """What a line says, to know it said again: its words of substance and its numbers (a line that
     gives another number says another thing: "3 done" is not "5 done")."""
-    return " ".join(said_words(text) + _NUMBER.findall(text))[:200] or norm(text)
-
-
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+    return " ".join(said_words(text) + NUMBER.findall(text))[:200] or norm(text)
 
 
 def _open_part(loop_text: str) -> set[str]:
