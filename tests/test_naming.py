@@ -126,6 +126,15 @@ def test_a_word_said_again_before_itself_classifies_nothing():
     assert _with_modifier("Letters", [*scored, (0.5, "referral letter")], lambda form: True) == "referral letter"
 
 
+def test_an_interjection_after_a_noun_heads_no_title():
+    """Chat ends a sentence on "lol" or "haha", which the tagger reads as the head of the noun phrase
+    before it: the title is the phrase, never the phrase with the laugh."""
+    texts = ["Did the car boot sale lol.", "Sold the old pram at the car boot sale.",
+             "Made 85 at the car boot sale haha.", "Next car boot sale is in June."]
+    other = [["The long run is 24 km.", "Ren changed the long run to 20 km."]]
+    assert name_subject(texts, other, set()).name == "Car boot sale"
+
+
 def test_a_subject_opened_mid_turn_on_a_list_cue_is_named_by_its_item():
     """"Good idea, she could stay at her cousin's. Second thing: the car. Our Transit is due for its
     service": the facts keep the Transit and lose "the car", but the turn from the cue on names the

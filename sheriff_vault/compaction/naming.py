@@ -30,7 +30,7 @@ from sheriff_vault import nlp
 from sheriff_vault.compaction.cues import OPENER, SWITCH, introductions
 from sheriff_vault.compaction.english import place
 from sheriff_vault.compaction.english import title as english
-from sheriff_vault.compaction.english.talk import describes_only, is_talk
+from sheriff_vault.compaction.english.talk import PHATIC, describes_only, is_talk
 from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive, said_words
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.values import replaced_values
@@ -658,6 +658,8 @@ def _quality(form: str) -> float:
     head, low_words = words[-1].lower(), [w.lower() for w in words]
     if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC or head in WEEKDAYS:
         return 0.0  # a weekday, however written ("fri", "weds"), dates a subject, never names it
+    if head in PHATIC:
+        return 0.0  # an interjection after a noun ("the boot sale lol"), read as the phrase's head
     if len(words) == 1 and is_talk(head) or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
     if len(words) == 1 and _a_time(head):

@@ -10,11 +10,19 @@ from sheriff_vault.compaction.english import Words
 
 PHATIC = Words(
     "phatic",
-    frozenset("""wow cool lol haha yay hello bye thanks thank cheers congrats please sorry man dude guys""".split()),
-    "interjections, terms of address and the formulae of greeting, thanking and leaving keep a "
-    "conversation going and say nothing of its subjects",
-    examples=("thanks", "bye", "haha", "guys"),
+    frozenset("""wow cool lol haha yay hello bye thanks thank cheers congrats please sorry""".split()),
+    "interjections and the formulae of greeting, thanking and leaving keep a conversation going and say "
+    "nothing of its subjects; the tagger reads one that trails a noun as that phrase's head",
+    examples=("thanks", "bye", "haha", "lol"),
     counter=("gift", "invoice", "holiday"),
+)
+
+ADDRESS = Words(
+    "address",
+    frozenset({"man", "dude", "guys"}),
+    "terms of address call on the listener and name nothing talked about",
+    examples=("guys", "dude"),
+    counter=("manager", "team"),
 )
 
 JUDGING = Words(
@@ -84,7 +92,7 @@ seen gave""".split()),
     counter=("booked", "repaint", "cancel"),
 )
 
-_CLASSES = (FEELING, EXPERIENCE, PHATIC, JUDGING, STANCE, DEICTIC_TIME, VAGUE, SAYING)
+_CLASSES = (FEELING, EXPERIENCE, PHATIC, ADDRESS, JUDGING, STANCE, DEICTIC_TIME, VAGUE, SAYING)
 
 
 @functools.lru_cache(maxsize=16384)
