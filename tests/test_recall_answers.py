@@ -543,6 +543,21 @@ def test_a_question_after_a_value_reads_a_subject_latest_first(requoted):
     assert "latest said first" not in why.explain()
 
 
+def test_a_question_after_a_measure_reads_a_subject_latest_first(vault):
+    """"How deep ...?", "how wide ...?": "how" before an adjective of measure asks for a value as "how
+    much" does, and the later measurement leads."""
+    pond = remembered(vault, "Garden pond", [
+        fact("The garden pond is 80 cm deep, deep enough for the fish over winter.", day("2026-04-02T09:00:00"),
+             cite("t3")),
+        fact("Checked the pond with a cane after the rain: 95 cm in the middle.", day("2026-04-20T09:00:00"),
+             cite("t9"))],
+        ("garden pond",))
+    asked = recall(pond, "How deep is the garden pond?", now=NOW)
+    text = asked.render(4000)
+    assert text.index("95 cm") < text.index("80 cm"), text
+    assert "latest said first" in asked.explain()
+
+
 def test_latest_first_moves_only_facts_an_event_keeps_its_place():
     """An event is dated by the day it happens, not the day it was said: a festival in July is no
     later statement than a fact said in March, so it keeps the place its rank gave it."""

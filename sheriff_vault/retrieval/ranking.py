@@ -74,9 +74,11 @@ ONE_ANSWER_FLOOR = 0.45
 _HOW_MUCH = re.compile(r"\bhow much\b|^\W*(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
                        r"paid|pay|charged?)\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:" + "|".join(sorted(CURRENCY_WORDS)) + r")\b", re.I)
-# A question after one value ("which car did we pick?", "when is the dentist?", "how much was the deposit?"),
-# not after a reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
-_ASKS_VALUE = re.compile(r"^\W*(?:what|which|who|whose|where|when|how (?:much|many|long|old|far))\b", re.I)
+# A question after one value ("which car did we pick?", "when is the dentist?", "how much was the deposit?",
+# "how wide is the gap?": "how" before an adjective of measure or an adverb of frequency), not after a
+# reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
+_ASKS_VALUE = re.compile(r"^\W*(?:what|which|who|whose|where|when|how (?:much|many|long|old|far|wide|tall|high|deep|"
+                         r"big|large|heavy|thick|often))\b", re.I)
 _WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
 
 
