@@ -41,6 +41,11 @@ CONV = "conversations/2026/03/09/090000-a.md"
     # "at X ... instead of Y": the new place is the object of a preposition before the cue, whole
     ("The reunion is now at the Boathouse in Kelso instead of the Station Inn, same time.",
      [("Boathouse", "Station Inn")]),
+    # fronted, the displaced value comes first and the one that holds follows in its clause
+    ("So instead of 640 EUR the repair came to 585 EUR with the discount.", [("585 EUR", "640 EUR")]),
+    ("Rather than Friday 3 May, we meet on Monday 6 May.", [("Monday 6 May", "Friday 3 May")]),
+    ("Instead of waiting for the van, she rang at 5 pm.", []),
+    ("He said that instead of 20 chairs we can borrow benches.", []),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -50,6 +55,9 @@ def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     ("Not sage green but dark blue, the green looked grey.", "Dark blue, not sage green, the green looked grey."),
     ("the cutover moved from 21 March to 28 March", "the cutover moved to 28 March (from 21 March)"),
     ("The depot has 48 vans, not 44.", "The depot has 48 vans, not 44."),
+    # a fronted contrast says the old value first: the line opens on the one that holds
+    ("Assistant: So instead of 640 EUR the repair came to 585 EUR.",
+     "Assistant: 585 EUR, not 640 EUR: So instead of 640 EUR the repair came to 585 EUR."),
 ])
 def test_a_correction_is_worded_current_value_first(text: str, reworded: str):
     assert current_first(text) == reworded

@@ -308,15 +308,18 @@ def fact_body(text: str) -> str:
 
 
 def value_pairs(text: str) -> list[tuple[str, str]]:
-    """(new, old) values a sentence states by construction: "X instead of Y", "X, not Y", "X, no
-    longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X". Two values of one
-    kind only: a number against words is a misreading ("12.40 per bag, not 11.90", not "per bag")."""
+    """(new, old) values a sentence states by construction: "X instead of Y", "instead of Y, X",
+    "X, not Y", "X, no longer Y", "not Y but X", "from Y to X" after a verb of change, "Y -> X".
+    Two values of one kind only: a number against words is a misreading ("12.40 per bag, not
+    11.90", not "per bag")."""
     doc = nlp.parse_one(text, entities=False)
     said = values(doc)
     pairs: list[tuple[str, str]] = []
     for m in NEW_THEN_OLD.finditer(text):
         old = _value_from(said, m.end()) or _phrase_after(doc, m.end())
         new = _value_before(said, m.start(), old) if isinstance(old, Value) else _contrasted(doc, m.start(), m.end())
+        if new is None and isinstance(old, Value) and _fronted(doc, m.start()):
+            new = _value_after(said, old, doc)
         _add(pairs, new, old)
     for m in OLD_THEN_NEW.finditer(text):
         _add(pairs, _value_from(said, m.end()) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"))
@@ -353,6 +356,21 @@ def _text(value: Value | str) -> str:
 def _value_from(said: list[Value], at: int) -> Value | None:
     """The value said right at `at` (after "the" at most)."""
     return next((v for v in said if at <= v.start <= at + 4), None)
+
+
+def _fronted(doc: Doc, at: int) -> bool:
+    """Whether the contrast found at `at` ("instead of", "rather than") opens its clause, with at
+    most a conjunction or an adverb before it ("So instead of 40 EUR it came to 35 EUR"): the value
+    it displaces comes first, and the one that holds follows in the clause."""
+    cue = next((t for t in doc if t.idx >= at and t.is_alpha), None)
+    return cue is not None and all(t.pos_ in ("CCONJ", "ADV", "INTJ", "PUNCT") for t in cue.sent if t.i < cue.i)
+
+
+def _value_after(said: list[Value], old: Value, doc: Doc) -> Value | None:
+    """The first value of the kind of `old` said after it in its sentence."""
+    sent = doc.char_span(old.start, old.end, alignment_mode="expand")
+    end = sent.sent.end_char if sent is not None else len(doc.text)
+    return next((v for v in said if old.end <= v.start < end and v.kind == old.kind), None)
 
 
 def _value_before(said: list[Value], at: int, like: Value | str | None) -> Value | None:
@@ -506,8 +524,11 @@ def current_first(text: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
     reworded to put the current value first ("dark blue, not sage green"): a reader, and recall,
     meet the value that holds before the one it replaced. `pairs`: (new, old) values an echo or an
     extractor stated for the line; where the person's words name the old one first ("they took me
-    off X and put me on Y"), the line opens with "Y, not X:"."""
+    off X and put me on Y"), the line opens with "Y, not X:", as it does where the contrast is
+    fronted ("instead of X, it came to Y")."""
     text = _reworded(text)
+    if NEW_THEN_OLD.search(text):
+        pairs = [*pairs, *value_pairs(fact_body(text))]
     for new, old in pairs:
         at_old, at_new = _position(text, old), _position(text, new)
         if at_old is not None and (at_new is None or at_old < at_new):

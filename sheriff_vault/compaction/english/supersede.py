@@ -43,9 +43,11 @@ ADDITIVE = Words(
 
 NEW_THEN_OLD = Cue(
     "new_then_old",
-    r"(?:,\s*|\s)(?:not|no longer|rather than|instead of)\s+|(?:,\s*|\()was\s+",
-    "a negated or displaced second term after a value names the value it replaces: X, not Y; X instead of Y",
-    examples=("It is 50 mg, no longer 25 mg.", "9 August instead of 2 August", "38 now, was 40"),
+    r"(?:,\s*|\s)(?:not|no longer|rather than|instead of)\s+|^\W*(?:rather than|instead of)\s+|(?:,\s*|\()was\s+",
+    "a negated or displaced second term after a value names the value it replaces: X, not Y; X instead of Y; "
+    "fronted, the displaced term comes first and the value that holds follows in its clause",
+    examples=("It is 50 mg, no longer 25 mg.", "9 August instead of 2 August", "38 now, was 40",
+              "Instead of 40 EUR it came to 35 EUR."),
     counter=("I was there on Monday.", "nothing else", "It was 40."),
 )
 
