@@ -368,8 +368,8 @@ def _fronted(doc: Doc, at: int) -> bool:
 
 def _value_after(said: list[Value], old: Value, doc: Doc) -> Value | None:
     """The first value of the kind of `old` said after it in its sentence."""
-    sent = doc.char_span(old.start, old.end, alignment_mode="expand")
-    end = sent.sent.end_char if sent is not None else len(doc.text)
+    span = doc.char_span(old.start, old.end, alignment_mode="expand")
+    end = span.sent.end_char if span is not None else len(doc.text)
     return next((v for v in said if old.end <= v.start < end and v.kind == old.kind), None)
 
 
