@@ -428,6 +428,69 @@ def test_a_matter_added_with_also_that_the_subject_never_named_moves_the_talk() 
     assert "beside" not in trace[-1]["cues"]
 
 
+def _alike(ratio: float):
+    """A stand-in model under which every two texts are alike by meaning through one part they all
+    share (cosine 1 / (1 + ratio**2)), whatever their words: only the words then tell subjects apart."""
+    import numpy as np
+
+    seen: dict[str, int] = {}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 128), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, 0] = 1.0
+            out[row, 1 + seen.setdefault(text, len(seen)) % 127] = ratio
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    return encode
+
+
+BOILER = ["The plumber looked at the boiler this morning: the heat exchanger and the circulating pump both "
+          "failed, and the gas safety certificate runs out at the end of next month.",
+          "The plumber wants two days to fit the new heat exchanger and the pump, and the gas safety "
+          "check is free if he does the boiler work himself."]
+PIANO = ["our daughter Mia has been going to piano lessons with a teacher from the music school every "
+         "Tuesday evening and her grade one exam is booked for late June at the town hall",
+         "Mia's piano teacher wants twenty minutes of scales every evening before the June exam."]
+
+
+def test_a_long_turn_that_says_nothing_the_subject_said_moves_the_talk() -> None:
+    """Someone dictating in one breath moves on with no cue: a long turn that names none of the
+    things, people or places of the subject being talked about starts another, however alike the
+    two are by meaning; a long turn that names them again, or a short one, stays."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    def exchange(i: int, text: str) -> list[Turn]:
+        at = T0 + dt.timedelta(minutes=2 * i)
+        return [Turn("user", text, at, f"t{2 * i + 1}"), Turn("assistant", "Noted.", at, f"t{2 * i + 2}")]
+
+    talk = [turn for i, text in enumerate([*BOILER, *PIANO]) for turn in exchange(i, text)]
+    trace: list[dict] = []
+    found = find_subjects(talk, _alike(1.5), trace=trace)
+    cues = {entry["turn"]: entry["cues"] for entry in trace}
+    assert "unlinked" in cues["t5"] and "unlinked" not in cues["t3"] and "unlinked" not in cues["t7"]
+    assert [{t.id for t in s.turns if t.role == "user"} for s in found] == [{"t1", "t3"}, {"t5", "t7"}]
+    short = [turn for i, text in enumerate([*BOILER, "and Thursday suits me fine"]) for turn in exchange(i, text)]
+    trace = []
+    assert len(find_subjects(short, _alike(1.5), trace=trace)) == 1 and "unlinked" not in trace[-1]["cues"]
+
+
+def test_a_long_answer_to_the_assistants_question_stays_on_its_subject() -> None:
+    """Asked how the first class went, a person answers in words the subject has not used yet (the
+    colours bought, what the tutor said): an answer is on the question's subject."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    lesson = "our daughter Mia had her first piano lesson at the music school on Tuesday evening"
+    answer = ("it went better than we feared although her scales were wobbly; she came home humming the "
+              "melody, asked for a metronome, a footstool and a songbook, and wants to practise every morning "
+              "before breakfast with grandad listening from the kitchen")
+    for question, parts in (("How did she find it?", 1), ("Noted.", 2)):
+        talk = [Turn("user", lesson, T0, "t1"), Turn("assistant", f"A good start. {question}", T0, "t2"),
+                Turn("user", answer, T0 + dt.timedelta(minutes=2), "t3"),
+                Turn("assistant", "Noted.", T0 + dt.timedelta(minutes=2), "t4")]
+        assert len(find_subjects(talk, _alike(1.5))) == parts, question
+
+
 def test_a_change_goes_to_the_one_subject_that_said_the_old_value():
     """"the sale is now on 14 June instead of 7 June" belongs where 7 June was said, whatever its words
     are closer to; no change, or an old value two subjects said, decides nothing."""

@@ -39,7 +39,7 @@ from sheriff_vault.compaction.parts import Candidate, Unit, said_words
 from sheriff_vault.compaction.prior import PriorTopic, last_talked, nearest
 from sheriff_vault.compaction.values import mentions, numeric, replaced_in
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import stem
+from sheriff_vault.text import sentences, stem
 
 if TYPE_CHECKING:
     pass
@@ -63,6 +63,8 @@ DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raise
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
 CROWDED = 48      # lines past which a vault topic must fit more clearly to grow (no catch-all topic)
+UNSHARED = 0.05   # share of such an exchange's weighted words the current subject said, under which it moved on
+UNSHARED_LIKE = 0.3  # ... unless it is this alike in meaning
 # How alike two exchanges of one conversation with an assistant are on average, by meaning (the
 # bundled model; the mean over the labelled conversations, 0.13-0.25 apiece). An exchange more like
 # everything in its slice than that (a generic turn) is judged against its own background instead:
@@ -173,7 +175,10 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             and not heads & set(subjects[current].bag)
         added = added_nouns(parsed)  # "also my laptop is dying": so does a matter added beside it
         beside = bool(added) and current is not None and not added & set(subjects[current].bag)
-        switch = switch or elsewhere or beside
+        # measured on talk with an assistant; among people a subject drifts, and STAY_SOCIAL has it
+        unlinked = current is not None and not social and not answers and likeness[current] < UNSHARED_LIKE \
+            and not _asks(replied_to) and _unlinked(head, bag, subjects[current], weight)
+        switch = switch or elsewhere or beside or unlinked
         opens = not answers and not switch and current is not None \
             and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
         # a subject just raised keeps its short details; a long turn far from it is no detail
@@ -194,8 +199,9 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
-                              {"switch": switch, "heading": elsewhere, "beside": beside, "opens": opens, "pause": pause,
-                               "answers": bool(answers), "detail": young, "old value": holder is not None},
+                              {"switch": switch, "heading": elsewhere, "beside": beside, "unlinked": unlinked,
+                               "opens": opens, "pause": pause, "answers": bool(answers), "detail": young,
+                               "old value": holder is not None},
                               shift))
         subject = subjects[chosen]
         subject.turns += group
@@ -244,6 +250,28 @@ def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
     holders = [k for k, s in enumerate(subjects)
                if any(mentions(text, old) for old in gone for text in [*(t.content for t in s.turns), *s.lines])]
     return holders[0] if len(holders) == 1 else None
+
+
+def _asks(turn: Turn | None) -> bool:
+    """Whether the assistant's last turn ends on a question: the person's next turn answers it, on
+    its subject, in whatever words (asked how the move went, a person lists what broke on the way)."""
+    if turn is None or turn.role != "assistant":
+        return False
+    said = sentences(turn.content)
+    return bool(said) and said[-1].rstrip().endswith("?")
+
+
+def _unlinked(head: Turn, bag: Counter[str], current: Subject, weight: dict[str, float]) -> bool:
+    """A turn longer than a detail (DETAIL_WORDS content words) whose exchange shares almost none of
+    its words with the subject being talked about (under UNSHARED of their weight): the person moved
+    on without saying so, as someone dictating or typing in one breath does (a sister's wedding
+    plans right after the boiler repair). A turn that goes on with a subject names its things, its
+    people or its places again, or is short."""
+    if len(said_words(head.content)) <= DETAIL_WORDS:
+        return False
+    words = set(bag)
+    total = sum(weight.get(w, 0.0) for w in words) or 1.0
+    return sum(weight.get(w, 0.0) for w in words if w in current.bag) / total < UNSHARED
 
 
 def _opens(i: int, groups: list[list[Turn]], vectors: np.ndarray, bags: list[Counter[str]], current: Subject,
