@@ -271,6 +271,18 @@ def test_month_day_without_year(phrase: str, prefer: str, start: str) -> None:
     assert resolve(phrase, iso(now), prefer=prefer).start == iso(start)
 
 
+@pytest.mark.parametrize("phrase,prefer,start", [
+    ("booked for Saturday 11 July", "past", "2026-07-11T00:00:00Z"),   # a past tense, a date ahead on its weekday
+    ("Saturday 14 February", "future", "2026-02-14T00:00:00Z"),        # ... and a date behind
+    ("Thursday 5 March 2026", "future", "2026-03-05T00:00:00Z"),       # a year said is kept
+    ("on Tuesday 11 July", "past", "2025-07-11T00:00:00Z"),            # neither the last nor the next has it
+    ("on Sunday 11 July", "future", "2026-07-11T00:00:00Z"),           # ... however near a year that does
+    ("on 11 July", "past", "2025-07-11T00:00:00Z"),                    # no weekday: the tense decides
+])
+def test_a_weekday_said_with_a_date_fixes_its_year(phrase: str, prefer: str, start: str) -> None:
+    assert resolve(phrase, iso("2026-03-06T16:00:00Z"), prefer=prefer).start == iso(start)
+
+
 def test_bad_zone_and_prefer() -> None:
     with pytest.raises(TimePhraseError):
         resolve("yesterday", iso(N), "Mars/Olympus_Mons")

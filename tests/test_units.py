@@ -54,6 +54,11 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
     # a deadline that names its day in full needs no brackets
     ("The lease ends on 2 August 2026, not 31 July.", "2026-03-10T10:00:00Z",
      "The lease ends on 2 August 2026, not 31 July 2026."),
+    # a weekday said with a date picks its year, whatever the tense: a booking made for the summer
+    ("We went with the cheaper firm, booked for Saturday 11 July.", "2026-03-06T10:00:00Z",
+     "We went with the cheaper firm, booked for Saturday 11 July 2026."),
+    ("We went to the fair on Saturday 28 June.", "2026-03-06T10:00:00Z",
+     "We went to the fair on Saturday 28 June 2025."),
     # relative time keeps its day in brackets
     ("I went to the support group yesterday.", "2023-05-08T13:56:00Z",
      "I went to the support group yesterday (7 May 2023)."),
