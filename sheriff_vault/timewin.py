@@ -283,12 +283,12 @@ def _h_date(m: re.Match, c: _Ctx) -> _R | None:
 
 def _on_weekday(c: _Ctx, mon: int, day: int, wd: int) -> date | None:
     """The month-day said with its weekday ("booked for Saturday 11 July"): of its last occurrence
-    and its next, the one that falls on that weekday; the weekday tells which is meant, as `prefer`
-    (a past tense) cannot: a booking said in March is for this June. None when neither does or
-    both do (a weekday said wrongly moves no date to another year), and `prefer` decides."""
+    and its next, the one that falls on that weekday (a year apart, they never both do); the weekday
+    tells which is meant, as `prefer` (a past tense) cannot: a booking said in March is for this
+    July. None when neither does: a weekday said wrongly moves no date to another year, and `prefer`
+    decides."""
     ahead, back = (_pick_date(replace(c, prefer=side), mon, day) for side in ("future", "past"))
-    fits = {d for d in (back, ahead) if d is not None and d.weekday() == wd}
-    return fits.pop() if len(fits) == 1 else None
+    return next((d for d in (back, ahead) if d is not None and d.weekday() == wd), None)
 
 
 def _h_named(m: re.Match, c: _Ctx) -> _R:

@@ -63,7 +63,7 @@ DETAIL_WORDS = 15  # a turn this short may be a detail of the subject just raise
 YOUNG = 2         # exchanges a new subject has before it must hold the talk on its own merits
 RECENT = 4        # the current subject is judged by its last few exchanges: subjects drift
 CROWDED = 48      # lines past which a vault topic must fit more clearly to grow (no catch-all topic)
-UNSHARED = 0.05   # share of such an exchange's weighted words the current subject said, under which it moved on
+UNSHARED = 0.05   # share of a long turn's weighted words the current subject said, under which the talk moved on
 UNSHARED_LIKE = 0.3  # ... unless it is this alike in meaning
 # How alike two exchanges of one conversation with an assistant are on average, by meaning (the
 # bundled model; the mean over the labelled conversations, 0.13-0.25 apiece). An exchange more like
