@@ -476,8 +476,8 @@ def test_a_long_turn_that_says_nothing_the_subject_said_moves_the_talk() -> None
 
 
 def test_a_long_answer_to_the_assistants_question_stays_on_its_subject() -> None:
-    """Asked how the first class went, a person answers in words the subject has not used yet (the
-    colours bought, what the tutor said): an answer is on the question's subject."""
+    """Asked how a first lesson went, a person answers in words the subject has not used yet (a
+    metronome, a footstool): an answer is on the question's subject. Not asked, the same turn moves on."""
     from sheriff_vault.compaction.subjects import find_subjects
 
     lesson = "our daughter Mia had her first piano lesson at the music school on Tuesday evening"
