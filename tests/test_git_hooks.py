@@ -123,3 +123,28 @@ def test_with_the_daemon_running_the_hooks_reconcile_through_it(root: Path):
         assert reply["via"] == "daemon" and reply["index"] == f"index@{head}"
     finally:
         run_vault("watch", "--stop", "--vault", root)
+
+
+def test_reading_what_changed_leaves_the_persons_git_index_alone(tmp_path: Path):
+    """The reindex a hook starts asks git what changed. A plain status refreshes git's index and
+    takes index.lock to write it, so a git command the person runs meanwhile fails on that lock;
+    the vault's status only reads."""
+    import os
+    import time
+
+    from sheriff_vault.store import gitlog
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "notes.md").write_text("one\n")
+    git(root, "add", "notes.md")
+    git(root, "commit", "-qm", "first")
+    later = time.time() + 10
+    os.utime(root / "notes.md", (later, later))  # same bytes, new stat: a status would refresh the index
+    index = root / ".git" / "index"
+    before = index.read_bytes(), index.stat().st_mtime_ns
+    assert gitlog.dirty_paths(root) == [] and gitlog.status_porcelain(root) == []
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before
+    git(root, "status", "--porcelain")  # git's own status does write it: the check above can fail
+    assert index.stat().st_mtime_ns != before[1]

@@ -244,8 +244,13 @@ def parent(root: Path, sha: str) -> str | None:
     return resolve(root, f"{sha}~1")
 
 
+# A status only reads: without this git takes index.lock to refresh the index as it goes, and a
+# background reindex after a merge would make the person's own git command fail on that lock.
+_READ_ONLY = "--no-optional-locks"
+
+
 def status_porcelain(root: Path) -> list[str]:
-    return [line for line in _run(root, "status", "--porcelain").splitlines() if line.strip()]
+    return [line for line in _run(root, _READ_ONLY, "status", "--porcelain").splitlines() if line.strip()]
 
 
 def log_stat(root: Path, limit: int = 20) -> str:
@@ -388,7 +393,7 @@ def tags(root: Path, pattern: str) -> list[tuple[str, str]]:
 def dirty_paths(root: Path) -> list[str]:
     """Files that differ from HEAD in the working tree (modified, added, deleted, untracked; both
     names of a rename)."""
-    out = _run(root, "status", "--porcelain", "--untracked-files=all", "-z")
+    out = _run(root, _READ_ONLY, "status", "--porcelain", "--untracked-files=all", "-z")
     paths, source_next = [], False
     for entry in out.split("\0"):
         if source_next:
