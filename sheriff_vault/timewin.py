@@ -536,6 +536,17 @@ def _counted() -> re.Pattern:
     return _compile(_expand(_NTH_WEEKDAY))
 
 
+def without_weekday(phrase: str) -> str:
+    """A date phrase without the weekday it opens on ("on Saturday 11 July" -> "11 July"): the date
+    whose year that weekday picks (`_on_weekday`), as it reads without that help."""
+    return _weekday_lead().sub("", phrase, count=1)
+
+
+@functools.cache
+def _weekday_lead() -> re.Pattern:
+    return re.compile(r"^\s*(?:on\s+)?" + _nocap(_expand("<WD>")) + r"(?![a-z]),?\s*", re.I)
+
+
 _SLEEPY = re.compile(r"\b(?:slept|sleeps?|sleeping|asleep|woke|waking)\b", re.I)
 _SLEEPS_AGO = re.compile(r"\b(\w+(?: of)?)\s+sleeps?\s+ago\b", re.I)
 

@@ -283,6 +283,14 @@ def test_a_weekday_said_with_a_date_fixes_its_year(phrase: str, prefer: str, sta
     assert resolve(phrase, iso("2026-03-06T16:00:00Z"), prefer=prefer).start == iso(start)
 
 
+def test_a_date_reads_without_the_weekday_it_opens_on() -> None:
+    from sheriff_vault.timewin import without_weekday
+
+    assert without_weekday("on Saturday 11 July") == "11 July"
+    assert without_weekday("tues. 3 June") == "3 June" and without_weekday("Thurs, 5 March") == "5 March"
+    assert without_weekday("11 July") == "11 July" and without_weekday("Sundays 11 July") == "Sundays 11 July"
+
+
 def test_bad_zone_and_prefer() -> None:
     with pytest.raises(TimePhraseError):
         resolve("yesterday", iso(N), "Mars/Olympus_Mons")

@@ -689,17 +689,13 @@ def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
         return False
     if not w.relative:
         return True
-    bare = _WEEKDAY_LEAD.sub("", w.phrase)  # "Saturday 11 July": the weekday picks the year, none was said
+    bare = timewin.without_weekday(w.phrase)  # "Saturday 11 July": the weekday picks the year, none was said
     try:
         back = timewin.resolve(bare, at, tz, prefer="past").start
         ahead = timewin.resolve(bare, at, tz, prefer="future").start
     except TimePhraseError:
         return False
     return back != ahead
-
-
-_WEEKDAYS = "|".join(sorted({d.lower() for d in (*calendar.day_name, *calendar.day_abbr)}, key=len, reverse=True))
-_WEEKDAY_LEAD = re.compile(rf"^(?:on\s+)?(?:{_WEEKDAYS})\b\.?,?\s*", re.I)
 
 
 def _end_of(sent: str, phrase: str) -> int:
