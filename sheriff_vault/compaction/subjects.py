@@ -267,11 +267,7 @@ def _unlinked(head: Turn, bag: Counter[str], current: Subject, weight: dict[str,
     on without saying so, as someone dictating or typing in one breath does (a sister's wedding
     plans right after the boiler repair). A turn that goes on with a subject names its things, its
     people or its places again, or is short."""
-    if len(said_words(head.content)) <= DETAIL_WORDS:
-        return False
-    words = set(bag)
-    total = sum(weight.get(w, 0.0) for w in words) or 1.0
-    return sum(weight.get(w, 0.0) for w in words if w in current.bag) / total < UNSHARED
+    return len(said_words(head.content)) > DETAIL_WORDS and _shared(bag, current, weight) < UNSHARED
 
 
 def _opens(i: int, groups: list[list[Turn]], vectors: np.ndarray, bags: list[Counter[str]], current: Subject,
@@ -359,16 +355,20 @@ def _choose(likeness: list[float], current: int | None, switch: bool, reconsider
 def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict[str, float], recent: bool) -> float:
     """Meaning and shared uncommon words, 0..1: against the subject's last few exchanges when it is
     the current one (a subject drifts as it goes), against all of it otherwise."""
-    words = set(bag)
-    total = sum(weight.get(w, 0.0) for w in words) or 1.0
     vectors = subject.vectors[-RECENT:] if recent else subject.vectors
     centroid = np.sum(vectors, axis=0)
     norm = float(np.linalg.norm(centroid)) or 1.0
     cosine = max(0.0, float(vec @ centroid) / norm)
-    shared = sum(weight.get(w, 0.0) for w in words if w in subject.bag)
     # a vault topic past CROWDED lines must be a clearer fit to grow: its words cover any turn
     crowded = min(1.0, (CROWDED / len(subject.vectors)) ** 0.5) if subject.existing else 1.0
-    return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * shared / total))
+    return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * _shared(bag, subject, weight)))
+
+
+def _shared(bag: Counter[str], subject: Subject, weight: dict[str, float]) -> float:
+    """The share of an exchange's words, by weight, that the subject has said."""
+    words = set(bag)
+    total = sum(weight.get(w, 0.0) for w in words) or 1.0
+    return sum(weight.get(w, 0.0) for w in words if w in subject.bag) / total
 
 
 def _bag(text: str) -> Counter[str]:
