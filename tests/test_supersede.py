@@ -709,6 +709,95 @@ def test_a_name_that_joins_or_fills_another_slot_strikes_nothing(tmp_path: Path,
     assert said_later(topic, "t9", new, later, "2026-03-14") == []
 
 
+@pytest.mark.parametrize("text,swaps", [
+    # a subject with the adverb of substitution, and the other person its turn names as a subject
+    ("Marek has flu, so Ilse is pacing me instead.", [("Ilse", ["Marek"])]),
+    # a verb of standing in names whom it stands in for; a name typed in lower case is one
+    ("Priya will cover for Sam Okafor until June.", [("Priya", ["Sam Okafor"])]),
+    ("sam's away this month, priya is taking over", [("priya", ["sam"])]),
+    ("Ms Brandt is covering for Mr Kowal this term.", [("Brandt", ["Mr Kowal"])]),
+    # counter-examples: a person who joins, no word of substitution, nobody else named, a thing
+    # replaced, a contrast of two values, an object that is what substitutes
+    ("Marek has flu, so Ilse is pacing me too.", []),
+    ("Marek has flu and Ilse is pacing me.", []),
+    ("Now Ilse is pacing me.", []),
+    ("Ms Brandt replaced the broken projector.", []),
+    ("The gym is shut, so Ilse runs with me on Monday instead of Tuesday.", []),
+    ("Marek says Ilse wants Brooks instead.", []),
+    # a name held in a slot is a value of that slot (`names`), not a person standing in
+    ("Ms Okonjo is off, so the choir is now with Mr Lindqvist.", []),
+])
+def test_a_person_who_now_takes_another_s_part_is_read_from_the_parse(text: str, swaps: list):
+    from sheriff_vault import nlp
+    from sheriff_vault.compaction.values import stand_ins
+
+    assert stand_ins(nlp.parse_one(text)) == swaps
+
+
+def said_later_by(topic: Topic, turn_id: str, text: str, at: dt.datetime, day: str) -> tuple[list, str]:
+    """As `said_later`, the line written as sleep writes it (the change of person its turn says
+    first), and what it strikes."""
+    from sheriff_vault.compaction.supersede import note_stand_ins
+
+    units = units_of(turn_id, text, at)
+    note_stand_ins(units)
+    line = current_first(f"Lena: {text}", [p for u in units for p in u.corrects])
+    topic.add_item(Item("fact", line, at.strftime("%Y-%m-%d"), (Citation(CONV, (turn_id,)),)))
+    return supersede(topic, units, day), line
+
+
+@pytest.mark.parametrize("new,line", [
+    ("Marek has flu, so Ilse is pacing me instead.",
+     "Lena: Ilse, not Marek: Marek has flu, so Ilse is pacing me instead."),
+    ("Marek can't do it after all. Ilse is taking over the pacing.",
+     "Lena: Ilse, not Marek: Marek can't do it after all. Ilse is taking over the pacing."),
+])
+def test_a_person_who_takes_another_s_part_is_written_first_and_strikes_the_line_that_named_the_other(
+        tmp_path: Path, new: str, line: str):
+    later = T0 + dt.timedelta(days=6)
+    old = "Lena: Marek from the running club will pace me for the first 10 km."
+    topic = topic_with(tmp_path, ("t1", old, T0), ("t2", "Lena: The race starts at 9 in the park.", T0))
+    struck, written = said_later_by(topic, "t9", new, later, "2026-03-15")
+    assert written == line
+    assert [text for text, _ in struck] == [old]
+    assert [i.superseded for i in topic.facts] == ["2026-03-15", "", ""]
+
+
+def test_a_line_that_keeps_only_the_new_person_says_whom_they_stand_in_for():
+    """A turn whose facts are cut apart ("Marek ... is out. So Ilse ... instead.") leaves the line
+    naming the new person without the one replaced: it opens on both, so it reads whole."""
+    from sheriff_vault.compaction.supersede import note_stand_ins
+
+    units = units_of("t9", "Bad news about the race. Marek has pulled a hamstring and he's out for a month. "
+                           "So Ilse from the club is pacing me instead.", T0)
+    note_stand_ins(units)
+    facts = [u.fact for u in units]
+    assert any(f.startswith("Lena: Ilse, not Marek: ") and "pacing me instead" in f for f in facts)
+    assert [f for f in facts if "Ilse" not in f] == [f for f in facts if "not Marek" not in f]
+
+
+def test_names_typed_in_lower_case_are_written_with_their_capitals(tmp_path: Path):
+    from sheriff_vault.compaction.supersede import note_stand_ins
+
+    units = units_of("t9", "sam's away this month, priya is taking over", T0)
+    note_stand_ins(units)
+    assert [u.corrects for u in units] == [[("Priya", "Sam")]]
+
+
+@pytest.mark.parametrize("old,new", [
+    # the older line already names the new person: both held the part together
+    ("Lena: Marek and Ilse will pace me for the first 10 km.", "Marek has flu, so Ilse is pacing me instead."),
+    # the new person joins rather than replaces
+    ("Lena: Marek from the running club will pace me.", "Marek is still in, and Ilse is pacing me too now."),
+    # the turn names nobody the older line does
+    ("Lena: Marek from the running club will pace me.", "Jonas has flu, so Ilse is pacing the B group instead."),
+])
+def test_a_person_named_beside_the_old_one_or_another_strikes_nothing(tmp_path: Path, old: str, new: str):
+    later = T0 + dt.timedelta(days=6)
+    topic = topic_with(tmp_path, ("t1", old, T0))
+    assert said_later_by(topic, "t9", new, later, "2026-03-15")[0] == []
+
+
 @pytest.mark.parametrize("text,changed", [
     ("The choir is now with Mr Lindqvist.", True),
     ("We found a cottage in Portree instead.", True),

@@ -40,7 +40,7 @@ from sheriff_vault.compaction.prior import PriorTopic, nearest, prior_topics
 from sheriff_vault.compaction.progress import in_progress, skill_refs
 from sheriff_vault.compaction.result import SleepResult
 from sheriff_vault.compaction.subjects import candidates, exchange_texts, find_subjects
-from sheriff_vault.compaction.supersede import supersede
+from sheriff_vault.compaction.supersede import note_stand_ins, supersede
 from sheriff_vault.compaction.units import make_units
 from sheriff_vault.compaction.values import read_ahead
 from sheriff_vault.compaction.write import commit_message, files_of, write_files
@@ -313,6 +313,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC"
     humans = {t.speaker for t in turns if t.role == "user"}
     mentioned = {n for t in turns for n in proper_names(t.content)}
     units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    note_stand_ins(units)
     if units:  # the model embeds the facts while what their corrections say is parsed
         encode = ahead(encode, [u.text for u in units])
         read_ahead(units)

@@ -34,11 +34,12 @@ from sheriff_vault.compaction.values import (
     read_ahead,
     said_changed,
     same_value,
+    stand_ins,
     value_pairs,
     values,
 )
 from sheriff_vault.store.items import Item, parse_item
-from sheriff_vault.text import rarity, stem, words
+from sheriff_vault.text import correction_lead, rarity, stem, words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -50,6 +51,31 @@ _DEBUG = bool(__import__("os").environ.get("SV_DEBUG_SUPERSEDE"))
 
 
 # -- what a sentence says changed ---------------------------------------------------------------
+
+def note_stand_ins(units: list[Unit]) -> None:
+    """Add to each unit the change of person its turn says (`stand_ins`: "Marek has flu, so Ilse is
+    pacing me instead"), as (new, old) pairs, when its line names the new person: the line is
+    written with the one who holds the part now first ("Ilse, not Marek: ..."), and strikes an
+    older line that names only the other (`_corrected`). The turn, not the line, is read for whom
+    the new person stands in for; a line that kept only the sentence naming the new person opens
+    on both, so it reads whole."""
+    for unit in units:
+        body = fact_body(unit.fact or unit.text)
+        said = {w.lower() for w in words(body)}
+        for new, others in stand_ins(nlp.parse_one(unit.turn.content, entities=False)):
+            if not {w.lower() for w in words(new)} <= said:
+                continue
+            pairs = [(_cased(new), _cased(old)) for old in others]
+            unit.corrects += [p for p in pairs if p not in unit.corrects]
+            if unit.fact and len(pairs) == 1 and not mentions(body, pairs[0][1]):
+                lead = LEAD.match(unit.fact)
+                cut = lead.end() if lead else 0
+                unit.fact = f"{unit.fact[:cut]}{correction_lead(*pairs[0])}{unit.fact[cut:]}"
+
+
+def _cased(name: str) -> str:
+    """A name as a reader writes it: one typed in lower case is given its capitals."""
+    return name.title() if name.islower() else name
 
 
 # -- striking -----------------------------------------------------------------------------------

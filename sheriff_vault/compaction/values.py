@@ -22,6 +22,7 @@ from sheriff_vault.compaction.english.supersede import (
     NOW,
     OLD_THEN_NEW,
     RESTATING,
+    STANDING_IN,
 )
 from sheriff_vault.compaction.english.title import HONORIFIC
 from sheriff_vault.quantities import MULTIPLIERS
@@ -282,6 +283,78 @@ def added(doc: Doc, name: Name) -> bool:
         return False
     verb = _clause(anchor.root)
     return any(t.lower_ in ADDITIVE and _clause(t) == verb for t in anchor.sent)
+
+
+def stand_ins(doc: Doc) -> list[tuple[str, list[str]]]:
+    """Who a text says now takes another person's part, and whose part it may be: a person named as
+    a clause's subject with the adverb of substitution in that clause ("Marek has flu, so Ilse is
+    pacing me instead"; not "she wants Ilse instead", whose object is what substitutes) or a verb
+    of standing in ("Priya is taking over", "Ana will cover for Sam"), and the other people the text
+    names as a clause's subject or as the one stood in for. (A name held in a slot, "the choir is
+    now with Dr Moreau", is `names`'s.) Each: (the new person's name, [each other person's name]),
+    as the text writes them; none when the text names no other."""
+    runs = _person_runs(doc)
+    out: list[tuple[str, list[str]]] = []
+    for words, span in runs:
+        root = span.root
+        verb = root.head
+        if root.dep_ not in ("nsubj", "nsubjpass") or verb.pos_ not in ("VERB", "AUX") or root != _subject(verb):
+            continue
+        standing = _standing_in(verb)
+        if not standing and (not any(_instead(t) and _clause(t) == verb for t in root.sent)
+                             or any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)):
+            continue
+        if any(t.lower_ in ADDITIVE and _clause(t) == verb for t in root.sent):
+            continue
+        stood_for = {t.i for p in verb.children if p.dep_ in ("dobj", "prep", "prt")
+                     for t in (p, *p.subtree) if t.dep_ in ("dobj", "pobj")} if standing else set()
+        others = [s.text for w, s in runs if not w & words and ("subj" in s.root.dep_ or s.root.i in stood_for)]
+        if others:
+            out.append((span.text, others))
+    return out
+
+
+def _subject(verb: Token) -> Token | None:
+    """A verb's subject; of two the parser gives it (in "ana's away, sam is covering" both may hang
+    on "covering"), the one nearest before it: the other is another clause's, run on."""
+    subjects = [c for c in verb.children if "subj" in c.dep_]
+    before = [c for c in subjects if c.i < verb.i]
+    return max(before, key=lambda c: c.i) if before else (subjects[0] if subjects else None)
+
+
+def _person_runs(doc: Doc) -> list[tuple[frozenset[str], Span]]:
+    """Runs of words the tagger reads as proper nouns, in any case (a name typed in lower case is
+    still one), not a month, a weekday or an acronym: (their words in lower case but a title of
+    address, the run)."""
+    out: list[tuple[frozenset[str], Span]] = []
+    run: list[Token] = []
+    for tok in (*doc, None):
+        if tok is not None and tok.pos_ == "PROPN" and tok.is_alpha and not tok.text.isupper() \
+                and tok.lower_ not in MONTHS and tok.lower_ not in WEEKDAYS:
+            run.append(tok)
+            continue
+        words = frozenset(t.lower_ for t in run if t.lower_.rstrip(".") not in HONORIFIC)
+        if words:
+            out.append((words, run[0].doc[run[0].i:run[-1].i + 1]))
+        run = []
+    return out
+
+
+def _instead(tok: Token) -> bool:
+    """The adverb of substitution said alone: "instead of X" contrasts two values (`value_pairs`)."""
+    return tok.lower_ in STANDING_IN and not (tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].lower_ == "of")
+
+
+def _standing_in(verb: Token) -> bool:
+    """A verb of taking another's part, with its particle ("take over", not "take") and "for" where it
+    needs one ("cover for", "stand in for": "stood in the rain" and "filled the form in" stand in for
+    nobody)."""
+    lemma = verb.lemma_.lower()
+    parts = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    ways = [lemma, *(f"{lemma} {p}" for p in parts)]
+    if any(c.dep_ == "prep" and c.lower_ == "for" for c in verb.children):
+        ways += [f"{w} for" for w in ways]
+    return any(w in STANDING_IN for w in ways)
 
 
 def _restates(verb: Token, value: Token) -> bool:

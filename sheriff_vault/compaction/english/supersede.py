@@ -24,6 +24,16 @@ RESTATING = Words(
     counter=("do", "put"),
 )
 
+STANDING_IN = Words(
+    "standing_in",
+    frozenset({"instead", "cover for", "take over", "stand in for", "fill in for", "step in"}),
+    "the adverb of substitution said alone (not 'instead of X', which contrasts two values), and the phrasal "
+    "verbs with their particle, and 'for' where they need it, by which one person takes another's part ('Sam "
+    "is coming instead', 'Ana will stand in for him'): their subject now holds the part someone else had",
+    examples=("instead", "take over", "stand in for", "cover for"),
+    counter=("now", "replace", "stand in", "fill in"),
+)
+
 NOW = Words(
     "now",
     frozenset({"now", "actually", "instead", "anymore", "correction"}),
