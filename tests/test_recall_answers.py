@@ -159,6 +159,19 @@ def test_a_long_fact_shows_the_clause_that_answers():
     assert excerpt(short, "How many Jenkins jobs are there?") == short
 
 
+def test_a_long_fact_is_not_cut_in_the_middle_of_the_value_it_moves_to():
+    """A sentence too long for its line, whose first characters end on the number of a moved date
+    ("…is now on Friday 9…"), shows the clause with the whole date instead."""
+    from sheriff_vault.retrieval.excerpt import excerpt
+
+    fact = ("Odile: The garage rang on Monday (2 March 2026): their apprentice is off sick all week, so the "
+            "van's service is now on Friday 9 October 2026 instead of 25 September 2026. (Assistant: Ask whether "
+            "the courtesy car is still free.)")
+    shown = excerpt(fact, "When is the van's service?", limit=134)
+    assert "9 October 2026" in shown
+    assert not shown.rstrip("…").endswith("9")
+
+
 @pytest.mark.parametrize("kind,done,mark", [("loop", False, "[open] "), ("loop", True, "[done] "),
                                             ("event", False, "[event] "), ("fact", False, "")])
 def test_a_closed_loop_reads_as_done_not_as_still_to_do(kind, done, mark):

@@ -32,12 +32,16 @@ _NEW_VALUE = re.compile(r"\d[^.;]*\b(?:now|instead of|rather than|not \d)"
                         r"|\b(?:now|changed to|moved to|instead of)\b[^.;]*\d", re.I)
 
 
-def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int, int]:
-    """How much of what was asked an excerpt shows: a replacing value first, then query words in it,
-    then fewer of their uses cut."""
+# an excerpt cut right after a number: the value it begins ("moved to Friday 9…") is not shown
+_CUT_AT_NUMBER = re.compile(r"\d…$")
+
+
+def _shown(shown: str, body: str, wanted: set[str]) -> tuple[int, int, int, int]:
+    """How much of what was asked an excerpt shows: a replacing value first, whole (not cut after
+    its number), then query words in it, then fewer of their uses cut."""
     uses = Counter(w for w in (stem(x) for x in key_words(body)) if w in wanted)
     seen = Counter(w for w in (stem(x) for x in key_words(shown)) if w in wanted)
-    return len(_NEW_VALUE.findall(shown)), len(seen), -sum((uses - seen).values())
+    return len(_NEW_VALUE.findall(shown)), -bool(_CUT_AT_NUMBER.search(shown)), len(seen), -sum((uses - seen).values())
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")  # a number whole: £2.15 is not £2.40 for opening on 2
