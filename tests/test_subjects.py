@@ -128,6 +128,25 @@ def test_a_subject_the_talk_was_moved_to_joins_another_only_when_far_more_alike(
     assert (len(got) == 1) == joined
 
 
+@pytest.mark.parametrize(("cosine", "held", "joined"), [
+    (0.56, 1, True),    # one exchange somewhat alike: a remark the walk could not place
+    (0.56, 2, False),   # two exchanges held the talk: they need JOIN
+    (0.65, 2, True),
+    (0.50, 1, False),
+])
+def test_a_subject_of_one_exchange_joins_another_more_readily(cosine, held, joined):
+    """_join_alike on its own: hand-made vectors, no shared words (likeness is 0.65 x cosine)."""
+    import numpy as np
+
+    from sheriff_vault.compaction.subjects import Subject, _join_alike
+
+    first = Subject(turns("a")[:1], [np.asarray([1.0, 0.0], np.float32)])
+    vec = np.asarray([cosine, (1 - cosine**2) ** 0.5], np.float32)
+    later = Subject([Turn("user", "b", T0, "t2")], [vec] * held)
+    got = _join_alike([first, later], {}, {id(first.turns[0]): 0, id(later.turns[0]): 1})
+    assert (len(got) == 1) == joined
+
+
 def test_the_line_that_sums_a_subject_up_drops_how_it_was_opened():
     from sheriff_vault.compaction.cues import OPENER
     cases = {

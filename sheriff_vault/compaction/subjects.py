@@ -56,6 +56,7 @@ PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
 JOIN = 0.40      # likeness at which two subjects found apart are taken to be one
 JOIN_MOVED = 0.55  # ... when the person moved the talk to the later one by a cue ("Speaking of X:")
+JOIN_ONE = 0.35  # ... when the later one is one exchange: mostly a remark the walk could not place
 OPENS_BELOW = 0.2  # likeness to the current subject under which an exchange may open a new one unannounced
 OPENS_AHEAD = 0.3  # ... when the next exchange is this much more like it than like the current subject
 YOUNG_STAY = 0.75  # ... and holds them at this share of STAY
@@ -305,8 +306,9 @@ def _why(head: Turn, subjects: list[Subject], likeness: list[float], current: in
 
 def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[int, int]) -> list[Subject]:
     """Two subjects found apart that are about the same thing become one: a later one joins the
-    earliest it is like enough (a pause the walk above could not bridge). Two vault topics never
-    join: a person keeps them apart."""
+    earliest it is like enough (a pause the walk above could not bridge); a later one of a single
+    exchange, mostly a remark the walk could not place, less so (measured on the labelled sets:
+    RESULTS.md, twenty-sixth session). Two vault topics never join: a person keeps them apart."""
     out: list[Subject] = []
     for subject in subjects:
         if subject.existing:
@@ -321,7 +323,8 @@ def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[i
             like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), subject.bag, earlier, weight, recent=False)
             if like > best_like:
                 best, best_like = k, like
-        if best is not None and best_like >= (JOIN_MOVED if subject.moved_to else JOIN):
+        bar = JOIN_MOVED if subject.moved_to else JOIN_ONE if len(subject.vectors) == 1 else JOIN
+        if best is not None and best_like >= bar:
             out[best].turns += subject.turns
             out[best].vectors += subject.vectors
             out[best].bag.update(subject.bag)
