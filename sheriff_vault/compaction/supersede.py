@@ -59,10 +59,13 @@ def note_stand_ins(units: list[Unit]) -> None:
     older line that names only the other (`_corrected`). The turn, not the line, is read for whom
     the new person stands in for; a line that kept only the sentence naming the new person opens
     on both, so it reads whole."""
+    said_by_turn: dict[str, list[tuple[str, list[str]]]] = {}  # a turn's units read its parse once
     for unit in units:
+        if unit.turn.id not in said_by_turn:
+            said_by_turn[unit.turn.id] = stand_ins(nlp.parse_one(unit.turn.content, entities=False))
         body = fact_body(unit.fact or unit.text)
         said = {w.lower() for w in words(body)}
-        for new, others in stand_ins(nlp.parse_one(unit.turn.content, entities=False)):
+        for new, others in said_by_turn[unit.turn.id]:
             if not {w.lower() for w in words(new)} <= said:
                 continue
             pairs = [(_cased(new), _cased(old)) for old in others]

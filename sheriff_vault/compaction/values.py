@@ -215,32 +215,39 @@ class Name:
 
 def names(doc: Doc | Span) -> list[Name]:
     """The proper names a parsed text states in a slot (`_name_slot`): runs of capitalised words the
-    tagger reads as proper nouns, not a month, a weekday or an acronym ("USD", "BBC"). A name whose
-    slot the parse does not give is left out: nothing says what it is the value of."""
+    tagger reads as proper nouns (`_name_runs`). A name whose slot the parse does not give is left
+    out: nothing says what it is the value of."""
     out: list[Name] = []
-    toks = list(doc)
-    i = 0
-    while i < len(toks):
-        j = i
-        while j < len(toks) and _name_word(toks[j]):
-            j += 1
-        if j == i:
-            i += 1
-            continue
-        run, i = toks[i:j], j
-        words = frozenset(t.lower_ for t in run if t.lower_.rstrip(".") not in HONORIFIC)
-        inside = {t.i for t in run}
-        root = next((t for t in run if t.head.i not in inside or t.head.i == t.i), run[-1])
-        slot = _name_slot(root) - {t.lemma_.lower() for t in run}
-        if words and slot:
-            span = run[0].doc[run[0].i:run[-1].i + 1]
+    for words, span in _name_runs(doc):
+        inside = {t.i for t in span}
+        root = next((t for t in span if t.head.i not in inside or t.head.i == t.i), span[-1])
+        slot = _name_slot(root) - {t.lemma_.lower() for t in span}
+        if slot:
             out.append(Name(span.text, words, span.start_char, span.end_char, slot))
     return out
 
 
-def _name_word(tok: Token) -> bool:
-    return tok.pos_ == "PROPN" and tok.is_alpha and tok.text[:1].isupper() and not tok.text.isupper() \
-        and tok.lower_ not in MONTHS and tok.lower_ not in WEEKDAYS
+def _name_runs(doc: Doc | Span, cased: bool = True) -> list[tuple[frozenset[str], Span]]:
+    """Runs of words the tagger reads as proper nouns, not a month, a weekday or an acronym ("USD",
+    "BBC"): (their words in lower case but a title of address, the run). Capitalised unless not
+    `cased`: a name typed in lower case is still one, though the tagger reads a lower-case noun as
+    a name at times."""
+    out: list[tuple[frozenset[str], Span]] = []
+    run: list[Token] = []
+    for tok in (*doc, None):
+        if tok is not None and _name_word(tok, cased):
+            run.append(tok)
+            continue
+        words = frozenset(t.lower_ for t in run if t.lower_.rstrip(".") not in HONORIFIC)
+        if words:
+            out.append((words, run[0].doc[run[0].i:run[-1].i + 1]))
+        run = []
+    return out
+
+
+def _name_word(tok: Token, cased: bool = True) -> bool:
+    return tok.pos_ == "PROPN" and tok.is_alpha and (tok.text[:1].isupper() or not cased) \
+        and not tok.text.isupper() and tok.lower_ not in MONTHS and tok.lower_ not in WEEKDAYS
 
 
 def _name_slot(tok: Token, depth: int = 0) -> frozenset[str]:
@@ -293,7 +300,7 @@ def stand_ins(doc: Doc) -> list[tuple[str, list[str]]]:
     names as a clause's subject or as the one stood in for. (A name held in a slot, "the choir is
     now with Dr Moreau", is `names`'s.) Each: (the new person's name, [each other person's name]),
     as the text writes them; none when the text names no other."""
-    runs = _person_runs(doc)
+    runs = _name_runs(doc, cased=False)
     out: list[tuple[str, list[str]]] = []
     for words, span in runs:
         root = span.root
@@ -320,24 +327,6 @@ def _subject(verb: Token) -> Token | None:
     subjects = [c for c in verb.children if "subj" in c.dep_]
     before = [c for c in subjects if c.i < verb.i]
     return max(before, key=lambda c: c.i) if before else (subjects[0] if subjects else None)
-
-
-def _person_runs(doc: Doc) -> list[tuple[frozenset[str], Span]]:
-    """Runs of words the tagger reads as proper nouns, in any case (a name typed in lower case is
-    still one), not a month, a weekday or an acronym: (their words in lower case but a title of
-    address, the run)."""
-    out: list[tuple[frozenset[str], Span]] = []
-    run: list[Token] = []
-    for tok in (*doc, None):
-        if tok is not None and tok.pos_ == "PROPN" and tok.is_alpha and not tok.text.isupper() \
-                and tok.lower_ not in MONTHS and tok.lower_ not in WEEKDAYS:
-            run.append(tok)
-            continue
-        words = frozenset(t.lower_ for t in run if t.lower_.rstrip(".") not in HONORIFIC)
-        if words:
-            out.append((words, run[0].doc[run[0].i:run[-1].i + 1]))
-        run = []
-    return out
 
 
 def _instead(tok: Token) -> bool:
