@@ -216,6 +216,35 @@ def test_parts_done_and_the_speakers_next_part_in_one_turn_is_work_paused_betwee
     assert planned.status == "idle"
 
 
+def test_a_next_part_of_work_named_before_after_a_turn_that_finished_parts_is_work_paused() -> None:
+    """Parts said finished in one turn and the next part, of the work the person named before,
+    in their next turn: the work is paused between its steps. A new thing planned after a job
+    finished is not (the test above), nor a farewell to the listener."""
+    paused = in_progress(talk(("user", "Let's go through the grant report chapter by chapter."),
+                              ("assistant", "Start with chapter 1, the summary."),
+                              ("user", "Summary and methods done!! Two of five."),
+                              ("assistant", "Good progress: the summary and the methods are done."),
+                              ("user", "Argh, school run. I'll do the other chapters tomorrow.")))
+    assert paused.status == "running" and "other chapters" in paused.resume_hint
+    farewell = in_progress(talk(("user", "The tax return is filed, all sorted."),
+                                ("assistant", "Well done, that's off your list."),
+                                ("user", "Thanks for everything. I'll leave you in peace now.")))
+    assert farewell.status == "idle"
+
+
+def test_the_present_with_a_day_to_come_is_a_plan_to_go_on() -> None:
+    """The futurate present of a verb of going on ("I finish it on Friday") plans the rest of the
+    work as "I'll finish it on Friday" does; the habitual present ("I finish at six") does not."""
+    planned = in_progress(talk(("user", "Can you help me with the insurance claim form?"),
+                               ("assistant", "Of course: start with the policy number and the date of the accident."),
+                               ("user", "Too tired now. I finish it Friday morning.")))
+    assert planned.status == "running" and "finish it Friday" in planned.resume_hint
+    habit = in_progress(talk(("user", "The rota is sorted."),
+                             ("assistant", "Good."),
+                             ("user", "I finish at six most days.")))
+    assert habit.status == "idle"
+
+
 PAUSED = "Right, tea. Tins, brushes and rollers done, so shelves 1-3. We'll do the ladders after tea, then the tape."
 
 

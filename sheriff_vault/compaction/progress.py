@@ -7,17 +7,19 @@ the answer, so the agent resumes the right thing.
 The reading is grammar from the parse (sheriff_vault/nlp.py), not phrases: work under way is a
 progressive verb whose subject is the speaker ("we're migrating", or with the subject left out,
 "fixing the tests now"); a next step is the speaker's future of a verb of continuing ("I'll pick it
-up tomorrow"); finished work is a completion verb in the perfect, the past or as a predicate
-participle ("the draft is done", "I've sent it"), and the same verb negated or still to come ("not
-sent yet", "still has to be done") is work left open; parts said finished and the speaker's own
-future of a next part in one turn ("books and toys sorted, we'll do the winter clothes after dinner") is
-work paused between its steps; a wait on the listener ("I need your approval") is blocked. The
-English no parse gives (idioms such as "halfway through", the verbs of completing and continuing)
-is the table in english/progress.py. The skills the talk names (`skill_refs`) are read here too,
-for the wake packet.
+up tomorrow", or the present with a day to come: "I finish it Thursday"); finished work is a
+completion verb in the perfect, the past or as a predicate participle ("the draft is done", "I've
+sent it"), and the same verb negated or still to come ("not sent yet", "still has to be done") is
+work left open; parts said finished and the speaker's own future of a next part, in one turn
+("books and toys sorted, we'll do the winter clothes after dinner") or in the speaker's next turn
+when the part is of work they named before, is work paused between its steps; a wait on the
+listener ("I need your approval") is blocked. The English no parse gives (idioms such as "halfway
+through", the verbs of completing and continuing) is the table in english/progress.py. The skills
+the talk names (`skill_refs`) are read here too, for the wake packet.
 """
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ WINDOW = 12  # turns at most: older talk is the slept past, not the task at hand
 HINT = 400  # characters of resume hint the wake packet keeps
 _SUBJECT = ("nsubj", "nsubjpass")
 _KEPT_POS = ("NOUN", "PROPN", "NUM", "ADJ", "VERB")
+_DAYS_AHEAD = frozenset(d.lower() for d in calendar.day_name) | {"tomorrow", "tonight"}
 
 
 @dataclass
@@ -64,7 +67,8 @@ class Reading:
     blocked: bool = False
     request: bool = False
     ahead: bool = False  # a next step: the speaker's future, or "next"
-    next_part: bool = False  # the speaker's own future of doing something named ("we'll do the hall next")
+    next_part: bool = False  # the speaker's own future of doing something ("we'll do the hall next")
+    part: set[str] = field(default_factory=set)  # ... the nouns naming it ("the hall", not "it" or "you")
 
     @property
     def opens(self) -> bool:
@@ -155,7 +159,9 @@ def read(sent: Span) -> Reading:
         if person in ("1", None) and _future(tok) and tok.pos_ == "VERB":
             r.ahead = True
             r.plan = r.plan or (person == "1" and bool(_phrases(tok) & CONTINUE.words))
-            r.next_part = r.next_part or person == "1" and any(c.dep_ == "dobj" for c in tok.children)
+            objects = [c for c in tok.children if c.dep_ == "dobj"] if person == "1" else []
+            r.next_part = r.next_part or bool(objects)
+            r.part |= {c.lemma_.lower() for c in objects if c.pos_ in ("NOUN", "PROPN")}
         if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
@@ -285,8 +291,19 @@ def _going_to(tok: Token) -> bool:
 
 
 def _future(tok: Token) -> bool:
-    """The future: "will"/"shall" ("I'll pick it up tomorrow") or "going to"."""
-    return any(c.tag_ == "MD" and c.lemma_ in ("will", "shall") for c in tok.children) or _going_to(tok.head)
+    """The future: "will"/"shall" ("I'll pick it up tomorrow"), "going to", or the futurate present
+    with a day to come ("I finish it on Thursday")."""
+    return any(c.tag_ == "MD" and c.lemma_ in ("will", "shall") for c in tok.children) or _going_to(tok.head) \
+        or _futurate(tok)
+
+
+def _futurate(tok: Token) -> bool:
+    """A present tense that a day to come makes a plan: "I finish it Thursday evening", "we start
+    tomorrow"; not the habitual present ("I finish at five") nor a past day ("I finish it yesterday")."""
+    if tok.tag_ not in ("VBP", "VBZ") or _aux(tok) & {"be", "have"}:
+        return False
+    return any(t.lower_ in _DAYS_AHEAD for c in tok.children if c.dep_ in ("npadvmod", "prep", "tmod")
+               for t in c.subtree)
 
 
 def _irrealis(tok: Token) -> bool:
@@ -342,13 +359,20 @@ def _to_listener(tok: Token) -> bool:
 def _open_tasks(turns: list[Turn]) -> list[_Task]:
     """Work opened in `turns` and not said finished later in them, oldest first."""
     tasks: list[_Task] = []
+    parts_done: dict[str, bool] = {}  # whether the speaker's last turn said a part finished
+    said: dict[str, set[str]] = {}  # the nouns each speaker said so far
     for turn, doc in zip(turns, nlp.parse((t.content for t in turns), entities=False), strict=True):
         sents = [s for s in doc.sents if s.text.strip()]
         readings = [read(s) for s in sents]
+        finished_before = parts_done.get(turn.speaker, False)
         for i, r in enumerate(readings):
             # "books and toys sorted; we'll do the winter clothes after dinner": parts finished and the
-            # speaker's own next part, in one turn, is work paused between its steps
-            r.plan = r.plan or r.next_part and any(q.done and not q.everything for q in readings[:i])
+            # speaker's own next part, in one turn, is work paused between its steps; so is a next part
+            # of work the speaker named before, after a turn that said parts of it finished
+            r.plan = r.plan or r.next_part and any(q.done and not q.everything for q in readings[:i]) \
+                or finished_before and bool(r.part & said.get(turn.speaker, set()))
+        parts_done[turn.speaker] = any(q.done and not q.everything for q in readings)
+        said.setdefault(turn.speaker, set()).update(t.lemma_.lower() for t in doc if t.pos_ in ("NOUN", "PROPN"))
         for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
             words = _words(sent)
             if r.done and not r.opens:
