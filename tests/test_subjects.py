@@ -109,6 +109,32 @@ def test_a_lone_line_that_says_next_to_nothing_makes_no_topic(said: str, kept: b
     assert (["t9"] in [[u.turn.id for u in c.units] for c in got]) == kept
 
 
+@pytest.mark.parametrize(("said", "kept"), [
+    ("I run a bike shop with my partner, and we've got three things on at once.", False),
+    ("Morning! A few things on my plate this week, all with deadlines.", False),
+    ("I run a bike shop with my partner, and we've got three vans on the road.", True),
+    ("I measured the two good ones again: 41 and 43 cm.", True),
+])
+def test_a_turn_that_only_announces_the_matters_to_come_makes_no_topic(said: str, kept: bool):
+    """A subject of one turn that announces a count of matters ("three things", "a few things") is
+    about all of them: its lines join a subject they are close to or stay in the archive, however
+    much they say. A count of anything else, or "ones" pointing back, announces nothing."""
+    import numpy as np
+
+    from sheriff_vault.compaction.parts import Candidate
+    from sheriff_vault.compaction.subjects import _fold_strays
+    from sheriff_vault.compaction.units import make_units
+
+    garden = Candidate(make_units(turns(*GARDEN), "UTC", set()), vector=np.asarray([1, 0, 0], np.float32))
+    lines = make_units([Turn("user", said, T0 + dt.timedelta(hours=1), "t9")], "UTC", set())
+    for u, vec in zip([*garden.units, *lines], [[1, 0, 0]] * len(garden.units) + [[0, 0, 1]] * len(lines),
+                      strict=True):
+        u.vec = np.asarray(vec, dtype=np.float32)
+    order = [*garden.units, *lines]
+    got = _fold_strays([garden, Candidate(lines)], {id(u): i for i, u in enumerate(order)})
+    assert any("t9" in {u.turn.id for u in c.units} for c in got) == kept
+
+
 @pytest.mark.parametrize(("cosine", "moved_to", "joined"), [
     (0.7, False, True),   # alike enough: one subject a pause had split
     (0.7, True, False),   # ... but the person moved the talk to it ("Speaking of X:"): their own subject

@@ -138,6 +138,24 @@ def introductions(doc: Doc, heading: bool = True) -> Iterator[tuple[str, int, in
             yield "=", *own  # not after "ok," or "right,": "right, shower." takes leave
 
 
+def previews(doc: Doc) -> bool:
+    """"I've got three things on the go", "a few things to sort out", "two questions": a count of
+    matters said before any is named announces talk to come; the matters are what follow."""
+    return any(_counted_matter(tok) for tok in doc)
+
+
+def _counted_matter(tok: Token) -> bool:
+    """A general noun in the plural with a number or a quantifier of few before it ("three things",
+    "a few matters", "several questions", "a couple of things"); not "ones", which points back."""
+    general = tok.lower_ in place.GENERAL or tok.lemma_.lower() in place.GENERAL
+    if not general or tok.lemma_.lower() == "one" or "Plur" not in tok.morph.get("Number", []):
+        return False
+    if any(c.like_num or c.dep_ == "amod" and c.lemma_.lower() in ("few", "several") for c in tok.children):
+        return True
+    head = tok.head  # "a couple of things": the quantity is the head of "of"
+    return tok.dep_ == "pobj" and head.lower_ == "of" and head.head.lemma_.lower() == "couple"
+
+
 def _counted(words: Span) -> bool:
     """"Three things", "a few topics", "two matters": general nouns in the plural announce a list."""
     return any(w.lemma_.lower() in place.GENERAL and "Plur" in w.morph.get("Number", []) for w in words)

@@ -31,6 +31,7 @@ from sheriff_vault.compaction.cues import (
     first_segment,
     heading_nouns,
     ordinal,
+    previews,
     reply_end,
     you_said,
 )
@@ -442,23 +443,32 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
     of them" joins the subject it is closest to, when it is close enough (STRAY); one like nothing
     else said ("I'm allergic to penicillin") stays a topic of its own, unless it says next to
     nothing ("Righto.", "Have a lovely Sunday!"): no topic is made of that, the archived conversation
-    keeps it."""
-    keep = [c for c in cands if len(c.units) > 1 or c.distinct or c.existing]
+    keeps it. A subject of one turn that only announces the matters to come is never a topic of its
+    own: each of its lines joins the subject it is close to, or stays in the archived conversation."""
+    keep = [c for c in cands if (len(c.units) > 1 and not _announces(c)) or c.distinct or c.existing]
     if not keep:
         return cands
     for cand in cands:
         if cand in keep:
             continue
-        unit = cand.units[0]
-        sims = [float(unit.vec @ k.vector) if unit.vec is not None and k.vector is not None else 0.0 for k in keep]
-        best = max(range(len(keep)), key=lambda i: sims[i])
-        if sims[best] >= STRAY:
-            keep[best].units.append(unit)
-            keep[best].units.sort(key=lambda u: position[id(u)])
-        elif _says_something(unit):
-            keep.append(cand)
+        for unit in cand.units:
+            sims = [float(unit.vec @ k.vector) if unit.vec is not None and k.vector is not None else 0.0
+                    for k in keep]
+            best = max(range(len(keep)), key=lambda i: sims[i])
+            if sims[best] >= STRAY:
+                keep[best].units.append(unit)
+                keep[best].units.sort(key=lambda u: position[id(u)])
+            elif len(cand.units) == 1 and _says_something(unit) and not _announces(cand):
+                keep.append(cand)
     order = {id(c): i for i, c in enumerate(cands)}
     return sorted(keep, key=lambda c: order[id(c)])
+
+
+def _announces(cand: Candidate) -> bool:
+    """A subject of one turn that announces the matters to come ("I've got three things on the go",
+    "two client things and one of my own"): it is about all of them and no topic of its own."""
+    turns = {id(u.turn): u.turn for u in cand.units}
+    return len(turns) == 1 and all(t.role == "user" and previews(nlp.parse_one(t.content)) for t in turns.values())
 
 
 def _says_something(unit: Unit) -> bool:
