@@ -228,7 +228,7 @@ def test_a_next_part_of_work_named_before_after_a_turn_that_finished_parts_is_wo
     assert paused.status == "running" and "other chapters" in paused.resume_hint
     farewell = in_progress(talk(("user", "The tax return is filed, all sorted."),
                                 ("assistant", "Well done, that's off your list."),
-                                ("user", "Thanks for everything. I'll leave you in peace now.")))
+                                ("user", "Thanks for everything. I'll leave you alone now.")))
     assert farewell.status == "idle"
 
 

@@ -110,9 +110,9 @@ def test_a_lone_line_that_says_next_to_nothing_makes_no_topic(said: str, kept: b
 
 
 @pytest.mark.parametrize(("said", "kept"), [
-    ("I run a bike shop with my partner, and we've got three things on at once.", False),
-    ("Morning! A few things on my plate this week, all with deadlines.", False),
-    ("I run a bike shop with my partner, and we've got three vans on the road.", True),
+    ("My sister and I run a flower stall, and there are four things I need to get done by June.", False),
+    ("Morning! A few questions for you today, all about the garden.", False),
+    ("My sister and I run a flower stall, and there are four vans on the road.", True),
     ("I measured the two good ones again: 41 and 43 cm.", True),
 ])
 def test_a_turn_that_only_announces_the_matters_to_come_makes_no_topic(said: str, kept: bool):

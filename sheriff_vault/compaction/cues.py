@@ -139,8 +139,8 @@ def introductions(doc: Doc, heading: bool = True) -> Iterator[tuple[str, int, in
 
 
 def previews(doc: Doc) -> bool:
-    """"I've got three things on the go", "a few things to sort out", "two questions": a count of
-    matters said before any is named announces talk to come; the matters are what follow."""
+    """"Two things I need to sort out this week", "a few questions first", "several matters": a
+    count of matters said before any is named announces talk to come; the matters are what follow."""
     return any(_counted_matter(tok) for tok in doc)
 
 

@@ -465,8 +465,8 @@ def _fold_strays(cands: list[Candidate], position: dict[int, int]) -> list[Candi
 
 
 def _announces(cand: Candidate) -> bool:
-    """A subject of one turn that announces the matters to come ("I've got three things on the go",
-    "two client things and one of my own"): it is about all of them and no topic of its own."""
+    """A subject of one turn that announces the matters to come ("Two things I need to sort out this
+    week", "a couple of questions first"): it is about all of them and no topic of its own."""
     turns = {id(u.turn): u.turn for u in cand.units}
     return len(turns) == 1 and all(t.role == "user" and previews(nlp.parse_one(t.content)) for t in turns.values())
 
