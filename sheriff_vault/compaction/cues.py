@@ -146,7 +146,10 @@ def previews(doc: Doc) -> bool:
 
 def _counted_matter(tok: Token) -> bool:
     """A general noun in the plural with a number or a quantifier of few before it ("three things",
-    "a few matters", "several questions", "a couple of things"); not "ones", which points back."""
+    "a few matters", "several questions", "a couple of things"); not "ones", which points back.
+    Narrower than units.py `_counted`, which any quantifying stop word satisfies ("the same
+    things", "a lot of things"): that one is read only in a sentence whose every noun is general,
+    this one anywhere in a turn."""
     general = tok.lower_ in place.GENERAL or tok.lemma_.lower() in place.GENERAL
     if not general or tok.lemma_.lower() == "one" or "Plur" not in tok.morph.get("Number", []):
         return False
