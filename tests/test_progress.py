@@ -262,3 +262,22 @@ def test_a_stretch_of_work_opened_on_its_own_name_gives_the_goal():
                              ("assistant", "Good."),
                              ("user", PAUSED)))
     assert other.status == "running" and not other.resume_hint.startswith("Goal:")
+
+
+def test_work_returned_to_by_its_number_takes_the_sentence_that_named_it_as_the_goal():
+    """"Back to chapter 4" names the work by a noun and its number; what the work is was said when
+    the person first named it so, and that sentence is the goal (a count of days left is none)."""
+    opening = ("Two days to go. Status: chapter 2 final, appendix B drafted. "
+               "Now rewriting chapter 4, the results - my supervisor says it reads like a list.")
+    back = "Back to chapter 4. Opening section done. Now the figures part. Can you help with the captions?"
+    got = in_progress(talk(("user", opening),
+                           ("assistant", "Lead each section with the finding, then the numbers that show it."),
+                           ("user", back)))
+    assert got.status == "running"
+    assert got.resume_hint.startswith("Goal: Now rewriting chapter 4, the results")
+    # another number names other work: no sentence named chapter 5 before, and the count of days is no goal
+    other = in_progress(talk(("user", opening),
+                             ("assistant", "Lead each section with the finding."),
+                             ("user", back.replace("chapter 4", "chapter 5"))))
+    assert other.status == "running" and not other.resume_hint.startswith("Goal: Two days")
+    assert "rewriting chapter 4" not in other.resume_hint

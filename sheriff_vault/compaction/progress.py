@@ -41,7 +41,7 @@ from sheriff_vault.compaction.english.progress import (
 from sheriff_vault.quantities import duration
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.store.packets import InProgress
-from sheriff_vault.text import truncate
+from sheriff_vault.text import CALENDAR, truncate
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -394,6 +394,12 @@ def _names(tok: Token) -> bool:
                                                      for c in tok.children)
 
 
+def _length_of_time(tok: Token) -> bool:
+    """A unit of time a numeral counts ("three days left", "2 weeks to go"): it says how long, and
+    names no work."""
+    return duration(tok.text) and any(c.dep_ == "nummod" for c in tok.children)
+
+
 def _words(sent: Span) -> set[str]:
     return {t.lemma_.lower() for t in sent if t.pos_ in _KEPT_POS and not t.is_stop and t.lemma_ not in COMPLETE}
 
@@ -439,7 +445,32 @@ def _goal(recent: list[Turn], task: _Task) -> str:
         for sent in reversed(sents):
             if read(sent).request or _intent(sent):
                 return truncate(sent.text.strip(), 160)
-    return _opening(recent, docs, task)
+    return _introduced(recent, docs, task) or _opening(recent, docs, task)
+
+
+def _introduced(recent: list[Turn], docs: Sequence[Doc], task: _Task) -> str:
+    """Work the task's sentence names by a noun and its number ("back to chapter 3", "step 4 now"):
+    the person's sentence earlier in the stretch that first named it so, which says what the work is
+    ("rewriting chapter 3, the one on methods"); '' when none did. `docs`: the stretch's parses up
+    to the task's turn."""
+    sent = next((s for s in docs[-1].sents if s.text.strip() == task.text), None)
+    named = _numbered(sent) if sent is not None else set()
+    if not named:
+        return ""
+    for turn, doc in zip(recent[: len(docs) - 1], docs[:-1], strict=True):
+        if turn.role != "user":
+            continue
+        first = next((s for s in doc.sents if _numbered(s) & named), None)
+        if first is not None:
+            return truncate(first.text.strip(), 160)
+    return ""
+
+
+def _numbered(sent: Span) -> set[tuple[str, str]]:
+    """The things a sentence names by a noun and its number: ("chapter", "3") for "chapter 3"; a day
+    of a month ("23 February") is a date, not a thing worked on."""
+    return {(t.lemma_.lower(), c.text.lower()) for t in sent if _names(t) and not _length_of_time(t)
+            and t.lower_ not in CALENDAR for c in t.children if c.dep_ == "nummod"}
 
 
 def _opening(recent: list[Turn], docs: Sequence[Doc], task: _Task) -> str:
@@ -451,7 +482,8 @@ def _opening(recent: list[Turn], docs: Sequence[Doc], task: _Task) -> str:
     if first is None or recent[first] is task.turn:
         return ""
     sent = next((s for s in docs[first].sents if s.text.strip()), None)
-    if sent is None or not any(_names(t) for t in sent) or not _words(docs[first][:]) & _words(docs[-1][:]):
+    if sent is None or not any(_names(t) and not _length_of_time(t) for t in sent) \
+            or not _words(docs[first][:]) & _words(docs[-1][:]):
         return ""
     return truncate(sent.text.strip(), 160)
 
