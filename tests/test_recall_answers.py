@@ -571,6 +571,25 @@ def test_a_question_after_a_measure_reads_a_subject_latest_first(vault):
     assert "latest said first" in asked.explain()
 
 
+def test_a_question_with_its_preposition_fronted_asks_for_the_value_as_without_it(vault):
+    """"On what date ...?", "by when ...?": English fronts a preposition with the wh-phrase it governs;
+    the question still asks for one value, so the later date leads, as it does for "when ...?"."""
+    dentist = remembered(vault, "Dentist", [
+        fact("The dentist appointment is on 12 May 2026 at the Elm Street surgery, for the crown.",
+             day("2026-04-02T09:00:00"), cite("t3")),
+        fact("Surgery rang: the crown is fitted on 19 May 2026 now.", day("2026-04-20T09:00:00"), cite("t9"))],
+        ("dentist",))
+    for question in ("On what date is the dentist appointment for the crown?",
+                     "By when is the crown fitted at the dentist?", "When is the dentist appointment for the crown?"):
+        asked = recall(dentist, question, now=NOW)
+        text = asked.render(4000)
+        assert text.index("19 May") < text.index("12 May"), (question, text)
+        assert "latest said first" in asked.explain(), question
+    # a preposition before anything but a wh-word asks no value
+    about = recall(dentist, "About the dentist appointment for the crown: what happened?", now=NOW)
+    assert "latest said first" not in about.explain()
+
+
 def test_latest_first_moves_only_facts_an_event_keeps_its_place():
     """An event is dated by the day it happens, not the day it was said: a festival in July is no
     later statement than a fact said in March, so it keeps the place its rank gave it."""

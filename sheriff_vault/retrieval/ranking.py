@@ -65,21 +65,25 @@ _DATED = re.compile(r"\((?:[^()]*\b(?:19|20)\d\d)\)")
 _ABOUT_TALK = frozenset("happen happened happening discuss discussed discussing talked mention mentioned "
                         "remember decide decided decision decisions plan plans planned agree agreed work worked "
                         "news update updates up do did done doing".split())
+# English fronts a preposition with the wh-phrase it governs ("on what date", "in which city", "by
+# when"): the question asks the same value as without it.
+_PIED = r"(?:(?:on|in|at|by|from|for|to|with|since|until|till|during|after|before|of|about|into)\s+)?"
 # "What is the budget now?", "how many guests?", "who is the coach?": a question after one value
 # wants the facts that give it, not everything near it; its floor is this share of the best fact.
-_ONE_ANSWER = re.compile(r"^\s*(?:what|which|who|where|when|how much|how many|how old)(?:\s+(?:is|was)\b|['’]s\b)"
-                         r"|^\s*how (?:much|many)\b", re.I)
+_ONE_ANSWER = re.compile(rf"^\s*{_PIED}(?:what|which|who|where|when|how much|how many|how old)"
+                         rf"(?:\s+(?:is|was)\b|['’]s\b)|^\s*{_PIED}how (?:much|many)\b", re.I)
 ONE_ANSWER_FLOOR = 0.45
 # "How much does the roof repair cost?": the answer is an amount of money.
-_HOW_MUCH = re.compile(r"\bhow much\b|^\W*(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
+_HOW_MUCH = re.compile(rf"\bhow much\b|^\W*{_PIED}(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
                        r"paid|pay|charged?)\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:" + "|".join(sorted(CURRENCY_WORDS)) + r")\b", re.I)
 # A question after one value ("which car did we pick?", "when is the dentist?", "how much was the deposit?",
 # "how wide is the gap?": "how" before an adjective of measure or an adverb of frequency), not after a
 # reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
-_ASKS_VALUE = re.compile(r"^\W*(?:what|which|who|whose|where|when|how (?:much|many|long|old|far|wide|tall|high|deep|"
-                         r"big|large|heavy|thick|often))\b", re.I)
-_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b", re.I)
+_ASKS_VALUE = re.compile(rf"^\W*{_PIED}(?:what|which|who|whose|where|when|how (?:much|many|long|old|far|wide|tall|"
+                         r"high|deep|big|large|heavy|thick|often))\b", re.I)
+_WHEN = re.compile(rf"^\s*{_PIED}(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b",
+                   re.I)
 
 
 def people_in(query: str, snap: Snapshot) -> set[str]:
