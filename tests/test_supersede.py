@@ -193,6 +193,20 @@ def test_a_new_number_marks_the_old_one_superseded_in_numbers(tmp_path: Path):
     assert [(n["value"], n.get("superseded")) for n in topic.numbers] == [(4000, "2026-03-11"), (4500, None)]
 
 
+def test_amounts_keyed_only_by_what_they_measure_stand_beside_each_other_in_numbers(tmp_path: Path):
+    """"amount" names no one thing: a hall's hire and a cake's price are two amounts, and neither
+    supersedes the other; the same amount said again is not written twice."""
+    topic = new_topic(tmp_path / "t.md", "Party", now=T0)
+    assert topic.add_number("amount", 400, "EUR", T0, "Lena", 0.8, replaces=False)
+    assert topic.add_number("amount", 35, "EUR", T0 + dt.timedelta(days=1), "Lena", 0.8, replaces=False)
+    assert not topic.add_number("amount", 400, "EUR", T0 + dt.timedelta(days=2), "Lena", 0.8, replaces=False)
+    assert [(n["value"], n.get("superseded")) for n in topic.numbers] == [(400, None), (35, None)]
+    # a key that names its thing still replaces
+    assert topic.add_number("budget", 4000, "EUR", T0, "Lena", 0.8)
+    assert topic.add_number("budget", 4500, "EUR", T0 + dt.timedelta(days=2), "Lena", 0.8)
+    assert [n.get("superseded") for n in topic.numbers if n["key"] == "budget"] == ["2026-03-11", None]
+
+
 def test_a_correction_strikes_only_the_sentence_it_corrects(tmp_path: Path):
     later = T0 + dt.timedelta(days=3)
     new = "Back to the trip: the budget went up to 4500 EUR because we added Kyoto."

@@ -27,6 +27,7 @@ from sheriff_vault.compaction.parts import (
 )
 from sheriff_vault.compaction.values import LEAD, NUMBER, current_first, stated_pairs
 from sheriff_vault.index.engine import Snapshot
+from sheriff_vault.quantities import GENERIC_KEYS
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
 from sheriff_vault.text import norm, rarity, stem, truncate
@@ -171,8 +172,9 @@ def apply(topic: Topic, cands: list[Candidate], change: Change, conversation: st
             {"fact": change.facts, "loop": change.loops, "event": change.events}[kind].append(truncate(unit.fact, 120))
             if "done" in unit.flags:
                 _close_loops(topic, unit, change)
-            for num in unit.numbers:
-                if topic.add_number(num.key, num.value, num.unit, num.at, num.source, num.confidence):
+            for num in unit.numbers:  # amounts keyed only by what they measure may be of different things
+                if topic.add_number(num.key, num.value, num.unit, num.at, num.source, num.confidence,
+                                    replaces=num.key not in GENERIC_KEYS):
                     change.numbers.append(f"{num.key} = {num.value} {num.unit}".strip())
         for alias in cand.aliases[:3]:
             if len(topic.aliases) < 12 and topic.add_alias(alias):

@@ -374,16 +374,20 @@ class Topic:
             self.meta["numbers"] = mdfile.seq([number_text(n) for n in self.numbers])
         return done
 
-    def add_number(self, key: str, value: Any, unit: str, at: dt.datetime, source: str, confidence: float) -> bool:
+    def add_number(self, key: str, value: Any, unit: str, at: dt.datetime, source: str, confidence: float,
+                   *, replaces: bool = True) -> bool:
         """Record a typed number; a newer value is appended after the older one, both dated, and the
-        older one of the same key and unit is marked `superseded` with the day (the newest is current)."""
+        older one of the same key and unit is marked `superseded` with the day (the newest is current).
+        `replaces=False`: the key names no one thing (only what its unit measures: "amount"), so the
+        value is recorded beside the others of that key, superseding none."""
         entry = {"key": key, "value": value, "unit": unit, "at": iso(at), "source": source,
                  "confidence": round(confidence, 2)}
         numbers = self.numbers
         current = [n for n in numbers if n.get("key") == key and not n.get("superseded")]
-        if current and current[-1].get("value") == value and current[-1].get("unit") == unit:
+        said = current[-1:] if replaces else current
+        if any(n.get("value") == value and n.get("unit") == unit for n in said):
             return False
-        for old in numbers:
+        for old in numbers if replaces else ():
             if old.get("key") == key and old.get("unit", "") == unit \
                     and not old.get("superseded") and (parse_time(old.get("at")) or at) <= at:
                 old["superseded"] = at.astimezone(dt.UTC).strftime("%Y-%m-%d")
