@@ -65,7 +65,8 @@ def followup_jsonl() -> str:
 # -- running the CLI ---------------------------------------------------------------------------
 def cli_env(extra: dict | None = None) -> dict:
     env = dict(os.environ)
-    for key in ("SHERIFF_VAULT", "SHERIFF_VAULT_FAULT", "SHERIFF_VAULT_PAUSE", "SHERIFF_VAULT_DEBUG"):
+    for key in ("SHERIFF_VAULT", "SHERIFF_VAULT_FAULT", "SHERIFF_VAULT_PAUSE", "SHERIFF_VAULT_PAUSED_FILE",
+                "SHERIFF_VAULT_DEBUG"):
         env.pop(key, None)
     env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"})
     env.update(extra or {})
@@ -389,10 +390,22 @@ def record(runs: list[Run], name: str) -> None:
             fh.write(json.dumps({"test": name, **r.to_json()}) + "\n")
 
 
+_PAUSED: dict[int, Path] = {}  # a paused process's pid -> the file it writes when it reaches its pause
+
+
 def start(*args: object, env: dict | None = None) -> subprocess.Popen:
-    """Start `vault ARGS` in the background (its own session, so a test can kill it and its children)."""
-    return subprocess.Popen(vault_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    """Start `vault ARGS` in the background (its own session, so a test can kill it and its children);
+    with SHERIFF_VAULT_PAUSE it announces reaching the pause in a file `wait_paused` waits for."""
+    env = dict(env or {})
+    marker = None
+    if "SHERIFF_VAULT_PAUSE" in env:
+        marker = Path(tempfile.mkdtemp(prefix="sv-pause-")) / "paused"
+        env["SHERIFF_VAULT_PAUSED_FILE"] = str(marker)
+    proc = subprocess.Popen(vault_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=cli_env(env), start_new_session=True)
+    if marker is not None:
+        _PAUSED[proc.pid] = marker
+    return proc
 
 
 def finish(proc: subprocess.Popen, timeout: float = 180) -> tuple[int, str, str]:
@@ -402,12 +415,16 @@ def finish(proc: subprocess.Popen, timeout: float = 180) -> tuple[int, str, str]
 
 
 def wait_paused(proc: subprocess.Popen, timeout: float = 60) -> None:
-    """Wait until a process started with SHERIFF_VAULT_PAUSE sits in that pause (in nanosleep)."""
+    """Wait until a process started with SHERIFF_VAULT_PAUSE sits in that pause: it has written its
+    marker file (any other sleep of its own, a lock's retry say, is not the pause) and is asleep."""
+    marker = _PAUSED.get(proc.pid)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, f"the process ended before its pause: {proc.communicate()}"
         try:
-            if "nanosleep" in Path(f"/proc/{proc.pid}/wchan").read_text():
+            if (marker is None or marker.exists()) and "nanosleep" in Path(f"/proc/{proc.pid}/wchan").read_text():
+                if marker is not None:
+                    shutil.rmtree(_PAUSED.pop(proc.pid).parent, ignore_errors=True)
                 return
         except OSError:
             pass
