@@ -387,10 +387,11 @@ class Topic:
         said = current[-1:] if replaces else current
         if any(n.get("value") == value and n.get("unit") == unit for n in said):
             return False
-        for old in numbers if replaces else ():
-            if old.get("key") == key and old.get("unit", "") == unit \
-                    and not old.get("superseded") and (parse_time(old.get("at")) or at) <= at:
-                old["superseded"] = at.astimezone(dt.UTC).strftime("%Y-%m-%d")
+        if replaces:
+            for old in numbers:
+                if old.get("key") == key and old.get("unit", "") == unit \
+                        and not old.get("superseded") and (parse_time(old.get("at")) or at) <= at:
+                    old["superseded"] = at.astimezone(dt.UTC).strftime("%Y-%m-%d")
         self._write_list("numbers", [number_text(n) for n in [*numbers, entry]])
         return True
 
