@@ -92,6 +92,26 @@ def test_two_topics_of_the_vault_never_become_one(hash_vault: Vault):
     assert len(topic_names(vault)) == 2
 
 
+def test_a_reply_that_opens_another_subject_is_not_led_by_the_question_before_it(hash_vault: Vault):
+    """The assistant's question about the seedlings leads the person's answer to it, not the database
+    news the person says next instead: that line, in the database's topic, reads on its own."""
+    vault = no_tail(hash_vault)
+    asked = "Have you got the compost for them yet?"
+    turns = [Turn("user", GARDEN[0], DAY1, "t1"),
+             Turn("assistant", f"Bigger pots will help. {asked}", DAY1 + dt.timedelta(minutes=1), "t2"),
+             Turn("user", "The compost for the greenhouse tomato seedlings arrives on Friday.",
+                  DAY1 + dt.timedelta(minutes=2), "t3"),
+             Turn("assistant", f"Good. {asked}", DAY1 + dt.timedelta(minutes=3), "t4"),
+             *session(DAY1 + dt.timedelta(minutes=4), 5, *DATABASE)]
+    sleep(vault, turns, now=DAY1 + dt.timedelta(hours=1))
+    assert len(topic_names(vault)) == 2
+    lines = {i.text: t.name for t in vault.topics.all() for i in t.items()}
+    garden = next(t for t, name in lines.items() if "arrives on Friday" in t)
+    database = next(t for t in lines if "invoices table to a new schema" in t)
+    assert f'asked "{asked}"' in garden
+    assert "asked" not in database and lines[database] != lines[garden]
+
+
 def test_explain_says_per_turn_where_it_went_and_why(hash_vault: Vault, tmp_path: Path):
     vault = no_tail(hash_vault)
     sleep(vault, session(DAY1, 1, *GARDEN, *DATABASE), now=DAY1 + dt.timedelta(hours=1))

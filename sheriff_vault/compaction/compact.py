@@ -312,7 +312,8 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC"
     known = [text for p in prior if p.path in continued for text in p.texts]
     humans = {t.speaker for t in turns if t.role == "user"}
     mentioned = {n for t in turns for n in proper_names(t.content)}
-    units = fold_echoes(make_units(turns, tz, humans | mentioned), turns, known)
+    subject_of = {t.id: k for k, subject in enumerate(found) for t in subject.turns}
+    units = fold_echoes(make_units(turns, tz, humans | mentioned, subject_of), turns, known)
     note_stand_ins(units)
     if units:  # the model embeds the facts while what their corrections say is parsed
         encode = ahead(encode, [u.text for u in units])

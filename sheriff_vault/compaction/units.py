@@ -12,7 +12,7 @@ import calendar
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -65,9 +65,12 @@ EVERYDAY = 1.0  # rarity under which an adjective is an everyday one ("good", "n
 _Piece = tuple[str, list["Token"]]  # a sentence's text and its tokens from the turn's parse
 
 
-def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
+def make_units(turns: list[Turn], tz: str, known_names: set[str],
+               subject_of: Mapping[str, int] | None = None) -> list[Unit]:
     """One unit per informative sentence of the user and assistant turns, in order. Each turn is
-    parsed once; its sentences are read from that parse."""
+    parsed once; its sentences are read from that parse. `subject_of` (turn id -> the subject
+    placement put it in): a question asked in one subject is no context of a reply placed in
+    another ("Did the engineer check the valve?" about the boiler, answered by news of an interview)."""
     units: list[Unit] = []
     previous: list[_Piece] = []
     previous_turn: Turn | None = None
@@ -86,6 +89,9 @@ def make_units(turns: list[Turn], tz: str, known_names: set[str]) -> list[Unit]:
         own = own_words(turn)
         pieces = _pieces(own, docs[id(turn)], turn.content.rfind(own))
         asked = _question_before(previous_turn, previous, turn)
+        if asked and subject_of and previous_turn is not None \
+                and subject_of.get(previous_turn.id, -1) != subject_of.get(turn.id, -1):
+            asked = None
         asked_id = previous_turn.id if asked and previous_turn is not None else ""
         other = next(iter(humans - {turn.speaker}), "") if len(humans) == 2 and turn.role == "user" else ""
         chunks = _chunks(turn, pieces, ignore, chat)
