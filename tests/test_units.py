@@ -299,14 +299,14 @@ def test_a_question_from_another_subject_is_no_context_of_the_reply():
     turns = [Turn("user", "The boiler was serviced this morning.", at("2026-06-21T17:30:00Z"), "t1", "Ana"),
              Turn("assistant", "Good. Did the engineer check the pressure valve?", at("2026-06-21T17:30:30Z"), "t2",
                   "Assistant"),
-             Turn("user", "The panel interview for the museum job is on Thursday.", at("2026-06-21T17:31:00Z"), "t3",
+             Turn("user", "The panel interview for the warehouse job is on Thursday.", at("2026-06-21T17:31:00Z"), "t3",
                   "Ana")]
 
     def reply(subject_of: dict[str, int] | None) -> str:
         return next(u.fact for u in make_units(turns, "UTC", set(), subject_of) if u.turn.id == "t3")
 
     alone = reply({"t1": 0, "t2": 0, "t3": 1})
-    assert alone.startswith("Ana: The panel interview for the museum job is on Thursday")
+    assert alone.startswith("Ana: The panel interview for the warehouse job is on Thursday")
     assert reply({"t1": 0, "t2": 0, "t3": 0}).startswith('Ana, asked "Did the engineer check the pressure valve?": The')
     assert reply(None).startswith('Ana, asked "Did the engineer check the pressure valve?"')
 
