@@ -114,12 +114,13 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     scored = [s for s in scored if not {stem(w.lower()) for w in s[1].split()} <= gone] or scored
     intro = [form for form in intro if not {stem(w.lower()) for w in form.split()} <= gone]
     if encode is not None and centroid is not None and scored:
-        scored = _by_meaning(scored[:CANDIDATES], encode, centroid, intro)
-    elif ranked := [form for _, form in scored[:CANDIDATES] if form in intro]:
-        # without a model: a subject that names itself in its first turn keeps that name
-        scored = [(float("inf"), ranked[0])] + [s for s in scored if s[1] != ranked[0]]
+        scored = _by_meaning(scored[:CANDIDATES], encode, centroid)
     if _DEBUG:
         print("   names:", [(round(s, 2), f) for s, f in scored[:10]], "intro", intro)
+    # a subject that names itself in its first turn ("renovating the kitchen") keeps that name, when
+    # the name is among the subject's best candidates: not a word its opening said in passing
+    if ranked := [form for _, form in scored[:CANDIDATES] if form in intro]:
+        scored = [(float("inf"), ranked[0])] + [s for s in scored if s[1] != ranked[0]]
     chosen: list[str] = []
     for _, form in scored:
         stems = {stem(w.lower()) for w in form.split()}
@@ -705,21 +706,14 @@ def _a_time(word: str) -> bool:
     return span is not None and len(span) == 1 and span[0].ent_type_ in nlp.WHEN
 
 
-OPENING_SHARE = 1 / 3  # what naming the subject in its opening turn adds to a title's likeness to the whole
-
-
 def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
-                centroid: np.ndarray, opening: Sequence[str] = ()) -> list[tuple[float, str]]:
-    """Rank the best candidates by how close each is in meaning to the whole subject (KeyBERT's
-    centrality): the counts chose them, the meaning chooses among them. A title the opening turn
-    gives itself (`opening`) leads by OPENING_SHARE, as a person names the subject they raise, unless
-    another candidate is that much closer to what the subject goes on to say ("a strange noise"
-    opens a subject that goes on about the boiler)."""
+                centroid: np.ndarray) -> list[tuple[float, str]]:
+    """Re-rank the best candidates by how close each is in meaning to the whole subject."""
     vecs = np.asarray(encode([form for _, form in scored]), dtype=np.float32)
     norm = float(np.linalg.norm(centroid)) or 1.0
     sims = vecs @ (centroid / norm)
-    out = [(max(0.0, float(sim)) + (OPENING_SHARE if form in opening else 0.0), form)
-           for (_, form), sim in zip(scored, sims, strict=True)]
+    top = scored[0][0] or 1.0
+    out = [(0.45 * s / top + 0.55 * max(0.0, float(sim)), form) for (s, form), sim in zip(scored, sims, strict=True)]
     out.sort(key=lambda x: (-x[0], x[1]))
     return out
 
