@@ -412,3 +412,46 @@ def test_a_clause_a_count_or_a_farewell_heads_no_subject(turn: str):
     from sheriff_vault.compaction.cues import introductions
 
     assert list(introductions(nlp.parse_one(turn))) == []
+
+
+@pytest.fixture(scope="module")
+def encode():
+    """The real embedding model: which phrase is closest to a subject is a question of meaning."""
+    import numpy as np
+
+    from sheriff_vault.config import EmbeddingSettings
+    from sheriff_vault.index.embed import Embedder
+
+    embedder = Embedder.from_settings(EmbeddingSettings())
+    return lambda texts: np.asarray(embedder.encode(list(texts)), dtype=np.float32)
+
+
+OTHER_SUBJECTS = [
+    ["My sister's wedding is in June and I'm giving a speech.", "The speech should be five minutes long."],
+    ["The car needs its MOT before the end of the month.", "The garage can take the car on Tuesday."],
+]
+
+
+@pytest.mark.parametrize("texts,title", [
+    # the opening names what happened; the subject is what the rest of it is about
+    (["The leak came back last night.", "The roof over the back bedroom needs new felt.",
+      "A roofer can look at the roof on Friday.", "The roof repair quote is 600."], "Roof repair"),
+    # counter-example: an opening that names the subject keeps it while the turns go on about its parts
+    (["We're renovating the kitchen this spring.", "The builder starts with the cabinets in April.",
+      "We picked an oak worktop and white tiles behind the sink.",
+      "The electrician moves two sockets before the tiles go on."], "Kitchen renovation"),
+])
+def test_the_title_closest_in_meaning_to_the_whole_subject_leads(encode, texts: list[str], title: str):
+    got = name_subject(texts, OTHER_SUBJECTS, set(), encode, encode(texts).mean(axis=0))
+    assert got.name == title
+
+
+def test_with_vectors_that_only_share_words_the_openings_own_title_leads():
+    """Hash vectors are near for shared words, so a word the subject repeats would outrank the title its
+    opening gave it: without a model of meaning the counts and the opening decide, as before."""
+    from sheriff_vault.index.embed import HashEmbedder, safe_encoder
+
+    texts = ["The leak came back last night.", "The roof over the back bedroom needs new felt.",
+             "A roofer can look at the roof on Friday.", "The roof repair quote is 600."]
+    words = safe_encoder(HashEmbedder())
+    assert name_subject(texts, OTHER_SUBJECTS, set(), words, words(texts).mean(axis=0)).name == "Leak"

@@ -363,3 +363,16 @@ def test_a_sleep_knows_when_its_vectors_stood_in_for_the_model():
     failing = safe_encoder(Failing())
     assert failing(["The boiler is serviced in May."]).shape[0] == 1 and failing.stood_in
     assert safe_encoder(None).stood_in
+
+
+def test_only_a_model_of_meaning_says_its_vectors_are_near_in_meaning():
+    """Hash vectors share words, not meaning; a choice that trusts likeness (a title) asks `of_meaning`
+    through every wrapper a sleep puts around its encoder."""
+    from sheriff_vault.config import EmbeddingSettings
+    from sheriff_vault.index.embed import Ahead, Embedder, HashEmbedder, of_meaning, safe_encoder
+
+    model = Embedder.from_settings(EmbeddingSettings())  # not loaded: the answer needs no vectors
+    assert of_meaning(safe_encoder(model)) and of_meaning(Ahead(safe_encoder(model), []))
+    assert not of_meaning(safe_encoder(HashEmbedder()))
+    assert not of_meaning(Ahead(safe_encoder(HashEmbedder()), ["The boiler is serviced in May."]))
+    assert not of_meaning(safe_encoder(None))

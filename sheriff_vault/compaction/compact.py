@@ -46,7 +46,7 @@ from sheriff_vault.compaction.values import read_ahead
 from sheriff_vault.compaction.write import commit_message, files_of, write_files
 from sheriff_vault.errors import VaultError
 from sheriff_vault.index.docs import embedded_texts, searchable
-from sheriff_vault.index.embed import Embedder, Encode, ahead, safe_encoder
+from sheriff_vault.index.embed import Ahead, Embedder, Encode, safe_encoder
 from sheriff_vault.index.engine import Index, Snapshot
 from sheriff_vault.store import gitlog, journal
 from sheriff_vault.store.buffer import Turn, append_turns, load_buffer
@@ -165,7 +165,7 @@ def _run(vault: Vault, part: list[Turn], tail: list[Turn], now: dt.datetime, ext
     safe = safe_encoder(index.embedder)
     encode: Encode = safe
     if extractor == "offline":  # the model embeds the exchanges while the index is read
-        encode = ahead(encode, exchange_texts(guarded.part))
+        encode = Ahead(encode, exchange_texts(guarded.part))
     index.refresh()
     snap = index.snapshot()
 
@@ -316,7 +316,7 @@ def extract(turns: list[Turn], tail: list[Turn], encode: Encode, tz: str = "UTC"
     units = fold_echoes(make_units(turns, tz, humans | mentioned, subject_of), turns, known)
     note_stand_ins(units)
     if units:  # the model embeds the facts while what their corrections say is parsed
-        encode = ahead(encode, [u.text for u in units])
+        encode = Ahead(encode, [u.text for u in units])
         read_ahead(units)
     cands = candidates(units, found, encode) if units else []
     if prefetch is not None and units:

@@ -34,6 +34,7 @@ from sheriff_vault.compaction.english.talk import PHATIC, describes_only, is_tal
 from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive, said_words
 from sheriff_vault.compaction.prior import PriorTopic
 from sheriff_vault.compaction.values import replaced_values
+from sheriff_vault.index.embed import of_meaning
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import STOPWORDS, rarity, sentences, stem, truncate
 
@@ -113,14 +114,16 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     gone = {stem(w.lower()) for value in replaced for w in value.split()}
     scored = [s for s in scored if not {stem(w.lower()) for w in s[1].split()} <= gone] or scored
     intro = [form for form in intro if not {stem(w.lower()) for w in form.split()} <= gone]
-    if encode is not None and centroid is not None and scored:
-        scored = _by_meaning(scored[:CANDIDATES], encode, centroid)
+    if encode is not None and centroid is not None and scored and of_meaning(encode):
+        scored = _by_meaning(scored[:CANDIDATES], encode, centroid, intro)
+    else:
+        if encode is not None and centroid is not None and scored:  # likeness of words: counts lead
+            scored = _by_words(scored[:CANDIDATES], encode, centroid)
+        if ranked := [form for _, form in scored[:CANDIDATES] if form in intro]:
+            # a subject that names itself in its first turn keeps that name
+            scored = [(float("inf"), ranked[0])] + [s for s in scored if s[1] != ranked[0]]
     if _DEBUG:
         print("   names:", [(round(s, 2), f) for s, f in scored[:10]], "intro", intro)
-    # a subject that names itself in its first turn ("renovating the kitchen") keeps that name, when
-    # the name is among the subject's best candidates: not a word its opening said in passing
-    if ranked := [form for _, form in scored[:CANDIDATES] if form in intro]:
-        scored = [(float("inf"), ranked[0])] + [s for s in scored if s[1] != ranked[0]]
     chosen: list[str] = []
     for _, form in scored:
         stems = {stem(w.lower()) for w in form.split()}
@@ -706,14 +709,37 @@ def _a_time(word: str) -> bool:
     return span is not None and len(span) == 1 and span[0].ent_type_ in nlp.WHEN
 
 
-def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
-                centroid: np.ndarray) -> list[tuple[float, str]]:
-    """Re-rank the best candidates by how close each is in meaning to the whole subject."""
+OPENING_SHARE = 1 / 3  # what naming the subject in its opening turn adds to a title's likeness to the whole
+
+
+def _by_words(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
+              centroid: np.ndarray) -> list[tuple[float, str]]:
+    """Re-rank the best candidates by counts and likeness together, for vectors that only share
+    words (hash vectors), where likeness alone would favour a short word the subject repeats."""
+    sims = _likeness(scored, encode, centroid)
+    top = scored[0][0] or 1.0
+    out = [(0.45 * s / top + 0.55 * max(0.0, sim), form) for (s, form), sim in zip(scored, sims, strict=True)]
+    out.sort(key=lambda x: (-x[0], x[1]))
+    return out
+
+
+def _likeness(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
+              centroid: np.ndarray) -> list[float]:
     vecs = np.asarray(encode([form for _, form in scored]), dtype=np.float32)
     norm = float(np.linalg.norm(centroid)) or 1.0
-    sims = vecs @ (centroid / norm)
-    top = scored[0][0] or 1.0
-    out = [(0.45 * s / top + 0.55 * max(0.0, float(sim)), form) for (s, form), sim in zip(scored, sims, strict=True)]
+    return [float(x) for x in vecs @ (centroid / norm)]
+
+
+def _by_meaning(scored: list[tuple[float, str]], encode: Callable[[list[str]], np.ndarray],
+                centroid: np.ndarray, opening: Sequence[str] = ()) -> list[tuple[float, str]]:
+    """Rank the best candidates by how close each is in meaning to the whole subject (KeyBERT's
+    centrality): the counts chose them, the meaning chooses among them. A title the opening turn
+    gives itself (`opening`) leads by OPENING_SHARE, as a person names the subject they raise, unless
+    another candidate is that much closer to what the subject goes on to say ("a strange noise"
+    opens a subject that goes on about the boiler)."""
+    sims = _likeness(scored, encode, centroid)
+    out = [(max(0.0, sim) + (OPENING_SHARE if form in opening else 0.0), form)
+           for (_, form), sim in zip(scored, sims, strict=True)]
     out.sort(key=lambda x: (-x[0], x[1]))
     return out
 

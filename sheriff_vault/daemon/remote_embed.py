@@ -27,6 +27,7 @@ class DaemonEmbedder(Embedder):
     def __init__(self, vault: Vault, local: Embedder) -> None:
         super().__init__(local.model_name, local.device, local.batch_size, local.backend)
         self.vault, self.local = vault, local
+        self.meaning = local.meaning
         self._dim: int | None = None
         self.remote_calls = 0
 

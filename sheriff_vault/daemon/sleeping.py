@@ -89,6 +89,7 @@ class BulkEmbedder(Embedder):
         super().__init__("", inner.device, inner.batch_size, inner.backend)
         self.model_name, self.model_id, self.source = inner.model_name, inner.model_id, inner.source
         self.inner, self.workers = inner, workers
+        self.meaning = inner.meaning
 
     @property
     def loaded(self) -> bool:

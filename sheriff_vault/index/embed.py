@@ -71,6 +71,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._error: EmbeddingUnavailable | None = None
         self.fallback: str | None = None  # why the onnx backend fell back to transformers, if it did
+        self.meaning = True  # whether its vectors are near for texts near in meaning, not just in words
 
     @classmethod
     def from_settings(cls, settings: Any) -> Embedder:
@@ -228,6 +229,7 @@ class HashEmbedder(Embedder):
     def __init__(self, dim: int = HASH_DIM) -> None:
         super().__init__("", "cpu", 64)
         self.model_name, self.model_id, self.source, self._dim = HASH, f"{HASH}-bow-{dim}", HASH, dim
+        self.meaning = False
 
     @property
     def loaded(self) -> bool:
@@ -244,32 +246,41 @@ class HashEmbedder(Embedder):
         return hash_vectors(texts, self._dim)
 
 
-def ahead(encode: Encode, texts: list[str]) -> Encode:
+def of_meaning(encode: Encode) -> bool:
+    """Whether `encode`'s vectors come from a model of meaning: hash vectors only share words, so a
+    choice that trusts likeness over counts (a title) must not be made on them."""
+    return bool(getattr(encode, "meaning", True))
+
+
+class Ahead:
     """`encode`, with the vectors of `texts` asked for now in a background thread, so the caller can
     work meanwhile (a sleep reads the index while the daemon embeds its exchanges); the first call
     with exactly these texts gets them, any other call encodes as usual."""
-    wanted = list(texts)
-    box: dict[str, Any] = {}
 
-    def run() -> None:
+    def __init__(self, encode: Encode, texts: list[str]) -> None:
+        self._encode, self._wanted = encode, list(texts)
+        self._box: dict[str, Any] = {}
+        self._worker = threading.Thread(target=self._run, name="embed-ahead", daemon=True)
+        self._worker.start()
+
+    def _run(self) -> None:
         try:
-            box["vectors"] = encode(wanted)
+            self._box["vectors"] = self._encode(self._wanted)
         except BaseException as exc:  # raised where the vectors are asked for, as a direct call would
-            box["error"] = exc
+            self._box["error"] = exc
 
-    worker = threading.Thread(target=run, name="embed-ahead", daemon=True)
-    worker.start()
+    @property
+    def meaning(self) -> bool:
+        return of_meaning(self._encode)
 
-    def call(batch: list[str]) -> np.ndarray:
-        if "taken" in box or list(batch) != wanted:
-            return encode(batch)
-        worker.join()
-        box["taken"] = True
-        if "error" in box:
-            raise box["error"]
-        return box["vectors"]
-
-    return call
+    def __call__(self, batch: list[str]) -> np.ndarray:
+        if "taken" in self._box or list(batch) != self._wanted:
+            return self._encode(batch)
+        self._worker.join()
+        self._box["taken"] = True
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["vectors"]
 
 
 class SafeEncoder:
@@ -280,6 +291,10 @@ class SafeEncoder:
     def __init__(self, embedder: Embedder | None) -> None:
         self.embedder = embedder
         self.stood_in = embedder is None
+
+    @property
+    def meaning(self) -> bool:
+        return self.embedder is not None and self.embedder.meaning and not self.stood_in
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if self.embedder is None:
