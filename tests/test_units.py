@@ -331,6 +331,15 @@ def test_the_speakers_name_written_before_the_words_is_said_once(said: str, fact
     ("We repainted the shed on Friday.", "2026-03-11T10:00:00Z", "We repainted the shed on Friday (6 March 2026)."),
     ("I had to cancel the lesson on Monday.", "2026-03-11T10:00:00Z",
      "I had to cancel the lesson on Monday (9 March 2026)."),
+    ("I meant to call the plumber on Monday.", "2026-03-11T10:00:00Z",
+     "I meant to call the plumber on Monday (9 March 2026)."),
+    ("I had to move the pots and water the beds on Monday.", "2026-03-11T10:00:00Z",
+     "I had to move the pots and water the beds on Monday (9 March 2026)."),
+    # a decision or a promise in the past tense is about an act still to come when it was made
+    ("We agreed to repaint the shed on Friday.", "2026-03-11T10:00:00Z",
+     "We agreed to repaint the shed on Friday (13 March 2026)."),
+    ("She promised to sand the door and rehang it on Friday.", "2026-03-11T10:00:00Z",
+     "She promised to sand the door and rehang it on Friday (13 March 2026)."),
     # a weekday that names a noun's time is not moved by a past verb elsewhere in the sentence
     ("Dentist with Dr Brandt on Friday at 9:00, got it.", "2026-03-11T10:00:00Z",
      "Dentist with Dr Brandt on Friday (13 March 2026) at 9:00, got it."),

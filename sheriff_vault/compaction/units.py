@@ -27,6 +27,7 @@ from sheriff_vault.compaction.english.units import (
     DECIDING,
     FINDING_OUT,
     INTENSIFIERS,
+    LOOKING_AHEAD,
     SETTLED,
     TAKING_PLACE,
     TALK_ABOUT_THE_TALK,
@@ -535,13 +536,18 @@ def _tense(tok: Token | None) -> str:
     "future" under a modal will/shall, "going to" ("gonna") or the present progressive ("he's
     flying to Oslo on Friday"), "past" in the past tense or the perfect, else "nearest". A time
     phrase that modifies a noun ("the dentist on Monday, got it") has no tense of its own; a verb with
-    no tense of its own ("had to stop on Sunday") has its governing verb's."""
+    no tense of its own ("had to stop on Sunday") has its governing verb's, as has one joined to it
+    ("to add the index and rerun it"), unless that verb looks ahead ("agreed to meet on Thursday")."""
     while tok is not None and tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
         if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
             return "nearest"
         tok = head
-    while tok is not None and tok.dep_ == "xcomp" and tok.tag_ == "VB" and tok.head.i != tok.i:
+    while tok is not None and tok.head.i != tok.i and (
+            (tok.dep_ == "xcomp" and tok.tag_ == "VB") or (tok.dep_ == "conj" and _infinitive(tok.head) and not any(
+                c.dep_ in ("aux", "auxpass", "nsubj") for c in tok.children))):
+        if tok.dep_ == "xcomp" and tok.head.lemma_ in LOOKING_AHEAD:
+            return "nearest"
         tok = tok.head
     if tok is None:
         return "nearest"
@@ -554,6 +560,10 @@ def _tense(tok: Token | None) -> str:
             tok.tag_ == "VBN" and any(a.lemma_ == "have" for a in aux)):
         return "past"
     return "nearest"
+
+
+def _infinitive(tok: Token) -> bool:
+    return tok.tag_ == "VB" and any(c.dep_ == "aux" and c.tag_ == "TO" for c in tok.children)
 
 
 def _at_char(sent: str, toks: list[Token]) -> dict[int, Token]:

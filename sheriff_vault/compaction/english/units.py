@@ -30,6 +30,15 @@ DECIDING = Words(
     counter=("think", "wonder"),
 )
 
+LOOKING_AHEAD = Words(
+    "looking_ahead",
+    DECIDING.words | frozenset({"plan", "promise", "arrange", "intend"}),
+    "verbs of deciding, planning and promising: the act their infinitive names is still to come when they"
+    " are said, so their past tense does not put its day behind ('agreed to meet on Thursday')",
+    examples=("agree", "promise", "plan"),
+    counter=("have", "mean", "manage", "try"),  # "had to stop", "meant to call": the day is the verb's own
+)
+
 FINDING_OUT = Words(
     "finding_out",
     frozenset({"check", "figure", "confirm"}),
