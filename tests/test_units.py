@@ -340,6 +340,11 @@ def test_the_speakers_name_written_before_the_words_is_said_once(said: str, fact
      "We agreed to repaint the shed on Friday (13 March 2026)."),
     ("She promised to sand the door and rehang it on Friday.", "2026-03-11T10:00:00Z",
      "She promised to sand the door and rehang it on Friday (13 March 2026)."),
+    # a verb joined to another with no subject of its own shares its form, whatever the tagger guessed
+    ("Sand the door and recut the shelves on Friday.", "2026-03-11T10:00:00Z",
+     "Sand the door and recut the shelves on Friday (13 March 2026)."),
+    ("We sanded the door and reset the hinges on Friday.", "2026-03-11T10:00:00Z",
+     "We sanded the door and reset the hinges on Friday (6 March 2026)."),
     # a weekday that names a noun's time is not moved by a past verb elsewhere in the sentence
     ("Dentist with Dr Brandt on Friday at 9:00, got it.", "2026-03-11T10:00:00Z",
      "Dentist with Dr Brandt on Friday (13 March 2026) at 9:00, got it."),

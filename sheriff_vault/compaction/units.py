@@ -531,21 +531,25 @@ def _depends(toks: list[Token]) -> list[str]:
     return out
 
 
+_OWN_TENSE = ("aux", "auxpass", "nsubj", "nsubjpass")  # what a joined verb has when its tense is its own
+
+
 def _tense(tok: Token | None) -> str:
     """Which side of now a bare weekday or month is on, from the clause the time phrase belongs to:
     "future" under a modal will/shall, "going to" ("gonna") or the present progressive ("he's
     flying to Oslo on Friday"), "past" in the past tense or the perfect, else "nearest". A time
     phrase that modifies a noun ("the dentist on Monday, got it") has no tense of its own; a verb with
-    no tense of its own ("had to stop on Sunday") has its governing verb's, as has one joined to it
-    ("to add the index and rerun it"), unless that verb looks ahead ("agreed to meet on Thursday")."""
+    no tense of its own ("had to stop on Sunday") has its governing verb's, unless that verb looks
+    ahead ("agreed to meet on Thursday"); a verb joined to another with no subject or auxiliary of its
+    own shares its form ("add the index and rerun it": the tagger may read "rerun" as a past)."""
     while tok is not None and tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
         if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
             return "nearest"
         tok = head
     while tok is not None and tok.head.i != tok.i and (
-            (tok.dep_ == "xcomp" and tok.tag_ == "VB") or (tok.dep_ == "conj" and _infinitive(tok.head) and not any(
-                c.dep_ in ("aux", "auxpass", "nsubj") for c in tok.children))):
+            (tok.dep_ == "xcomp" and tok.tag_ == "VB") or (tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
+                                                           and not any(c.dep_ in _OWN_TENSE for c in tok.children))):
         if tok.dep_ == "xcomp" and tok.head.lemma_ in LOOKING_AHEAD:
             return "nearest"
         tok = tok.head
@@ -560,10 +564,6 @@ def _tense(tok: Token | None) -> str:
             tok.tag_ == "VBN" and any(a.lemma_ == "have" for a in aux)):
         return "past"
     return "nearest"
-
-
-def _infinitive(tok: Token) -> bool:
-    return tok.tag_ == "VB" and any(c.dep_ == "aux" and c.tag_ == "TO" for c in tok.children)
 
 
 def _at_char(sent: str, toks: list[Token]) -> dict[int, Token]:
