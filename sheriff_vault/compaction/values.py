@@ -17,6 +17,7 @@ from sheriff_vault.compaction.english.supersede import (
     ADDITIVE,
     ARROW,
     CHANGE_VERBS,
+    FORMER,
     FROM_TO,
     NEW_THEN_OLD,
     NOW,
@@ -392,7 +393,23 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
             _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
     for m in ARROW.finditer(text):
         _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
+    for old in (v for v in said if _said_as_former(doc, v)):
+        _add(pairs, _value_after(said, old, doc) or _value_before(said, old.start, old), old)
     return pairs
+
+
+def _said_as_former(doc: Doc, value: Value) -> bool:
+    """`value` is one side of a clause of being whose other side is a thing before a change: "Y was
+    the old rate", "the previous quote was Y" (FORMER)."""
+    span = doc.char_span(value.start, value.end, alignment_mode="expand")
+    if span is None:
+        return False
+    hook = _hook(span)
+    verb = hook.head
+    if hook.dep_ not in ("nsubj", "attr") or verb.lemma_ != "be":
+        return False
+    return any(a.dep_ == "amod" and a.lower_ in FORMER for side in verb.children
+               if side.dep_ in ("nsubj", "attr") and side.i != hook.i for a in side.children)
 
 
 def _add(pairs: list[tuple[str, str]], new: Value | str | None, old: Value | str | None) -> None:
