@@ -218,3 +218,20 @@ def test_a_later_session_that_says_the_same_sentence_with_a_new_value_strikes_th
     items = [i for t in vault.topics.all() for i in t.items()]
     assert any("500 USD" in i.text and not i.superseded for i in items), [i.text for i in items]
     assert all(i.superseded for i in items if "400 USD" in i.text)
+
+
+def test_a_new_topic_takes_no_alias_that_names_another_topic_of_the_vault(hash_vault: Vault):
+    """A new subject that names a person to tell itself from a vault topic about them ("nothing to do
+    with Maya's party") keeps its own people as aliases, not that one: the alias would bring a
+    question about the party to the housewarming."""
+    vault = no_tail(hash_vault)
+    sleep(vault, session(DAY1, 1, "Maya's birthday party is on Saturday 14 March at the park.",
+                         "Maya wants a chocolate cake and a bouncy castle for the party."),
+          now=DAY1 + dt.timedelta(hours=1))
+    before = {t.id for t in vault.topics.all()}
+    sleep(vault, session(DAY2, 3, "Separately, my brother Tom is planning his housewarming in April, "
+                                  "nothing to do with Maya's party.",
+                         "Tom wants a barbecue and garden games at the housewarming, Maya is invited too."),
+          now=DAY2 + dt.timedelta(hours=1))
+    [new] = [t for t in vault.topics.all() if t.id not in before]
+    assert "Tom" in new.aliases and not any("maya" in a.lower() for a in new.aliases), new.aliases

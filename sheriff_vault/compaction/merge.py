@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from sheriff_vault.index.engine import Snapshot
 from sheriff_vault.quantities import GENERIC_KEYS
 from sheriff_vault.store.items import Citation, Item, format_item_date
 from sheriff_vault.store.topics import Topic
-from sheriff_vault.text import norm, rarity, stem, truncate
+from sheriff_vault.text import STOPWORDS, norm, rarity, stem, truncate
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -108,6 +109,15 @@ def candidate_names(cand: Candidate) -> set[str]:
     if owner:
         names.add(norm(without_owner(cand.name)))
     return {n for n in names if n and specific(n)}
+
+
+def names_another(alias: str, names: Iterable[str]) -> bool:
+    """An alias all of whose words another topic's name says ("Caroline", "Caroline's party" beside
+    "Caroline's birthday party"): a subject that stays a topic of its own said it to tell itself from
+    that one, and as its alias it would bring a question about that topic here. (Before placement
+    is settled the same alias is what joins a candidate to the topic it names: `match`.)"""
+    said = {w for w in norm(alias).split() if w not in STOPWORDS and len(w) > 1}
+    return bool(said) and any(said <= set(norm(n).split()) for n in names)
 
 
 def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
