@@ -64,6 +64,9 @@ def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     # a fronted contrast says the old value first: the line opens on the one that holds
     ("Assistant: So instead of 640 EUR the repair came to 585 EUR.",
      "Assistant: 585 EUR, not 640 EUR: So instead of 640 EUR the repair came to 585 EUR."),
+    ("Sam: The 30 was the old membership fee, from June it's 34.",
+     "Sam: 34, not 30: The 30 was the old membership fee, from June it's 34."),
+    ("Sam: My old flat cost 900.", "Sam: My old flat cost 900."),
 ])
 def test_a_correction_is_worded_current_value_first(text: str, reworded: str):
     assert current_first(text) == reworded
@@ -561,6 +564,7 @@ def test_a_value_a_later_sleep_calls_the_old_one_is_struck_and_recall_leads_with
                        "--vault", root, env={"SHERIFF_VAULT_AUTOSTART": "0"})
     current, _, history = recall.stdout.partition("Earlier values")
     assert "34" in current and "30 a month" not in current and "30 a month" in history, recall.stdout
+    assert current.index("34, not 30") < current.index("the 30 was the old price"), recall.stdout
 
 
 def test_a_verb_with_a_pronoun_object_besides_the_value_names_no_slot():
