@@ -17,7 +17,6 @@ from sheriff_vault.compaction.english.supersede import (
     ADDITIVE,
     ARROW,
     CHANGE_VERBS,
-    FORMER,
     FROM_TO,
     NEW_THEN_OLD,
     NOW,
@@ -393,33 +392,7 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
             _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
     for m in ARROW.finditer(text):
         _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
-    return _former_pairs(doc, said, pairs)
-
-
-def former_pairs(text: str) -> list[tuple[str, str]]:
-    """(new, old) values a sentence states by calling one of them the old one (FORMER)."""
-    doc = nlp.parse_one(text, entities=False)
-    return _former_pairs(doc, values(doc), [])
-
-
-def _former_pairs(doc: Doc, said: list[Value], pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    for old in (v for v in said if _said_as_former(doc, v)):
-        _add(pairs, _value_after(said, old, doc) or _value_before(said, old.start, old), old)
     return pairs
-
-
-def _said_as_former(doc: Doc, value: Value) -> bool:
-    """`value` is one side of a clause of being whose other side is a thing before a change: "Y was
-    the old rate", "the previous quote was Y" (FORMER)."""
-    span = doc.char_span(value.start, value.end, alignment_mode="expand")
-    if span is None:
-        return False
-    hook = _hook(span)
-    verb = hook.head
-    if hook.dep_ not in ("nsubj", "attr") or verb.lemma_ != "be":
-        return False
-    return any(a.dep_ == "amod" and a.lower_ in FORMER for side in verb.children
-               if side.dep_ in ("nsubj", "attr") and side.i != hook.i for a in side.children)
 
 
 def _add(pairs: list[tuple[str, str]], new: Value | str | None, old: Value | str | None) -> None:
@@ -618,8 +591,6 @@ def current_first(text: str, pairs: Sequence[tuple[str, str]] = ()) -> str:
     text = _reworded(text)
     if NEW_THEN_OLD.search(text):
         pairs = [*pairs, *value_pairs(fact_body(text))]
-    elif any(w in FORMER for w in re.findall(r"[a-z]+", text.lower())):
-        pairs = [*pairs, *former_pairs(fact_body(text))]
     for new, old in pairs:
         at_old, at_new = _position(text, old), _position(text, new)
         if at_old is not None and (at_new is None or at_old < at_new):

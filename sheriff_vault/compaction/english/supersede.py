@@ -42,15 +42,6 @@ NOW = Words(
     counter=("then", "also", "still"),
 )
 
-FORMER = Words(
-    "former",
-    frozenset({"old", "previous", "former", "original"}),
-    "adjectives that put the thing they modify before a change: a value said to be, or to have been, 'the old "
-    "price' or 'the previous quote' is the one replaced, by the other value of its kind said with it",
-    examples=("old", "previous", "former"),
-    counter=("new", "current", "latest", "usual"),
-)
-
 ADDITIVE = Words(
     "additive",
     frozenset({"also", "too", "another", "additionally", "either"}),
