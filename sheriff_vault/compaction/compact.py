@@ -31,6 +31,7 @@ from sheriff_vault.compaction.merge import (
     link,
     local_day,
     match,
+    name_words_of,
     names_another,
     settle,
     targets_from,
@@ -403,9 +404,9 @@ def _plan(vault: Vault, extraction: Extraction, snap: Snapshot, conv_rel: str, n
         groups.setdefault(path, []).append(cand)
         if path not in order:
             order.append(path)
-    elsewhere = [t.name for t in snap.topics.values()]
+    named = name_words_of(t.name for t in snap.topics.values()) if new_topics else []
     for cand in (c for path in new_topics for c in groups[path]):
-        cand.aliases = [a for a in cand.aliases if not names_another(a, elsewhere)]
+        cand.aliases = [a for a in cand.aliases if not names_another(a, named)]
     changes: dict[str, Change] = {}
     for path in order:
         topic = new_topics.get(path) or vault.topics.load(vault.root / path)

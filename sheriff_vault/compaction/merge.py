@@ -111,13 +111,19 @@ def candidate_names(cand: Candidate) -> set[str]:
     return {n for n in names if n and specific(n)}
 
 
-def names_another(alias: str, names: Iterable[str]) -> bool:
+def names_another(alias: str, taken: Iterable[frozenset[str]]) -> bool:
     """An alias all of whose words another topic's name says ("Caroline", "Caroline's party" beside
-    "Caroline's birthday party"): a subject that stays a topic of its own said it to tell itself from
-    that one, and as its alias it would bring a question about that topic here. (Before placement
-    is settled the same alias is what joins a candidate to the topic it names: `match`.)"""
+    "Caroline's birthday party"; `taken`: each other name's words, `name_words_of`): a subject that
+    stays a topic of its own said it to tell itself from that one, and as its alias it would bring a
+    question about that topic here. (Before placement is settled the same alias is what joins a
+    candidate to the topic it names: `match`.)"""
     said = {w for w in norm(alias).split() if w not in STOPWORDS and len(w) > 1}
-    return bool(said) and any(said <= set(norm(n).split()) for n in names)
+    return bool(said) and any(said <= words for words in taken)
+
+
+def name_words_of(names: Iterable[str]) -> list[frozenset[str]]:
+    """Each name's words, read once for every alias a sleep checks against them."""
+    return [frozenset(norm(n).split()) for n in names]
 
 
 def match(cand: Candidate, targets: list[Target], cfg: Any) -> Match:
