@@ -15,6 +15,7 @@ Stop words are spaCy's English table, read from the installed package without im
 """
 from __future__ import annotations
 
+import ast
 import importlib.util
 import threading
 from collections import OrderedDict
@@ -185,14 +186,38 @@ def loaded() -> list[str]:
         return sorted(_LOADED)
 
 
+def _english_file(name: str) -> Path | None:
+    """A file of spaCy's English language data, found without importing spaCy."""
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "lang" / "en" / name
+
+
+def abbreviations() -> frozenset[str]:
+    """The abbreviations spaCy's English tokenizer keeps whole ("Dr.", "e.g.", "Inc.", "Sept."), read
+    from the package's own table without importing spaCy: a sentence goes on after them. Times with
+    their digits ("5p.m.") and contractions are left out, and so are "a.m." and "p.m.", which end
+    sentences as often as not ("we start at 9 a.m. Bring lunch."); empty without spaCy."""
+    path = _english_file("tokenizer_exceptions.py")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8")) if path else None
+    except (OSError, SyntaxError):
+        tree = None
+    if tree is None:
+        return frozenset()
+    said = (node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return frozenset(s for s in said if len(s) > 2 and s.endswith(".") and s[0].isalpha()
+                     and not any(c.isdigit() for c in s)) - {"a.m.", "p.m."}
+
+
 def stop_words() -> frozenset[str]:
     """spaCy's English stop words, read from the installed package without importing spaCy (that
     import costs seconds; recall uses these words too). Empty when spaCy is not installed: sleep
     then stops with PipelineMissing, and recall still answers."""
-    spec = importlib.util.find_spec("spacy")
-    if spec is None or spec.origin is None:
+    path = _english_file("stop_words.py")
+    if path is None:
         return frozenset()
-    path = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"
     namespace: dict[str, object] = {}
     try:
         exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102 (the package's own file)

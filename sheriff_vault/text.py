@@ -7,7 +7,7 @@ from __future__ import annotations
 import calendar
 import re
 
-from sheriff_vault.nlp import stop_words
+from sheriff_vault.nlp import abbreviations, stop_words
 
 # spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
 STOPWORDS = stop_words()
@@ -27,8 +27,9 @@ def plural(noun: str) -> str:
 
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9])")
-_ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|approx|Inc|Ltd|"
-                     + "|".join(m for m in calendar.month_abbr if m) + r"|Sept)\.$")
+# A sentence goes on after an abbreviation: spaCy's English ones ("Dr.", "e.g.", "Sept.", "Inc."), and
+# four it lacks: "Sr." beside its "Jr.", and "etc.", "No." and "approx." of lists and numbers.
+ABBREVIATIONS = abbreviations() | {"Sr.", "etc.", "No.", "approx."}
 # Latin letters with their accented forms, so "Neukölln" and "Café" stay one word.
 UPPER = "A-ZÀ-ÖØ-Þ"
 LOWER = "a-zß-öø-ÿĀ-ſ"
@@ -64,7 +65,7 @@ def sentences(text: str) -> list[str]:
         start = 0
         for m in _SENT.finditer(para):
             piece = para[start : m.start()].strip()
-            if _ABBREV.search(piece):
+            if piece.rsplit(None, 1)[-1].lstrip("([\"'") in ABBREVIATIONS:
                 continue
             if piece:
                 out.append(piece)

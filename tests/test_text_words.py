@@ -6,7 +6,7 @@ import pytest
 
 from sheriff_vault.compaction.parts import said_words
 from sheriff_vault.search_words import FILLER, key_words
-from sheriff_vault.text import content_words, plural
+from sheriff_vault.text import content_words, plural, sentences
 
 
 @pytest.mark.parametrize(("noun", "many"), [("memory", "memories"), ("day", "days"), ("box", "boxes"),
@@ -67,3 +67,18 @@ def test_before_a_noun_praise_describes_and_a_time_classifies(word: str, only: b
     from sheriff_vault.compaction.english.talk import describes_only
 
     assert describes_only(word) is only
+
+
+@pytest.mark.parametrize(("text", "split"), [
+    ("I saw Dr. Okafor today. She said rest.", ["I saw Dr. Okafor today.", "She said rest."]),
+    ("The lease is with Harbour Ltd. and runs a year.", ["The lease is with Harbour Ltd. and runs a year."]),
+    ("Bring tools, e.g. a drill. Then start.", ["Bring tools, e.g. a drill.", "Then start."]),
+    ("It moved to Sept. The venue agreed.", ["It moved to Sept. The venue agreed."]),
+    ("Ask Sr. Ruiz first. He owns it.", ["Ask Sr. Ruiz first.", "He owns it."]),
+    # counter-examples: a time of day and a plain word end their sentence
+    ("We start at 9 a.m. Bring lunch.", ["We start at 9 a.m.", "Bring lunch."]),
+    ("I will miss. Next time.", ["I will miss.", "Next time."]),
+])
+def test_a_sentence_goes_on_after_an_abbreviation(text: str, split: list[str]) -> None:
+    """The abbreviations are spaCy's English table, read without importing spaCy."""
+    assert sentences(text) == split
