@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from sheriff_vault import nlp, timewin
 from sheriff_vault.compaction.english.place import GENERAL, GREETING
 from sheriff_vault.compaction.english.supersede import CHANGE_VERBS
+from sheriff_vault.compaction.english.talk import STANCE
 from sheriff_vault.compaction.english.title import GENERIC
 from sheriff_vault.compaction.english.units import (
     ACKNOWLEDGING,
@@ -26,7 +27,6 @@ from sheriff_vault.compaction.english.units import (
     CORRECTING,
     DECIDING,
     FINDING_OUT,
-    INTENSIFIERS,
     LOOKING_AHEAD,
     SETTLED,
     TAKING_PLACE,
@@ -240,7 +240,7 @@ def _lead_in(toks: list[Token], ignore: Container[str]) -> int:
         elif not (t.pos_ == "INTJ" or t.dep_ == "intj" or t.lower_ in ACKNOWLEDGING
                   or (t.pos_ == "PROPN" and t.lower_ in ignore and (set_off or t.dep_ not in _CLAUSE_ROLES))
                   or (comma and _aside(t))
-                  or (i == 0 and t.lower_ in INTENSIFIERS and t.head.i > t.i and t.head.pos_ not in ("ADJ", "ADV"))):
+                  or (i == 0 and t.lower_ in STANCE and t.head.i > t.i and t.head.pos_ not in ("ADJ", "ADV"))):
             break
         if end >= len(toks) or toks[end].text == ":":
             break
@@ -276,7 +276,7 @@ def _trim(toks: list[Token], ignore: Container[str]) -> _Piece:
     ("really", "so" before an adjective) from a sentence: they carry feeling, not facts."""
     start = _lead_in(toks, ignore)
     kept = toks[start:]
-    drop = {t.i for t in kept if t.lower_ in INTENSIFIERS and t.dep_ == "advmod" and t.head.pos_ in ("ADJ", "VERB")
+    drop = {t.i for t in kept if t.lower_ in STANCE and t.dep_ == "advmod" and t.head.pos_ in ("ADJ", "VERB")
             and t.head.i == t.i + 1}
     for k, t in enumerate(kept):  # ", Mel!" closing the sentence
         if t.pos_ == "PROPN" and t.lower_ in ignore and k > 0 and kept[k - 1].text == "," \

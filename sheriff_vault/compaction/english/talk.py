@@ -37,10 +37,13 @@ happy glad excited exciting fun proud lucky grateful thankful blessed sure right
 
 STANCE = Words(
     "stance",
-    frozenset("""totally absolutely definitely honestly seriously pretty""".split()),
-    "adverbs of degree and of the speaker's stance colour a sentence and name nothing in it",
-    examples=("totally", "honestly"),
-    counter=("weekly", "north"),
+    frozenset("""really very so super totally absolutely definitely truly honestly literally seriously
+pretty""".split()),
+    "adverbs of degree and of the speaker's stance colour a sentence and name nothing in it; modifying an "
+    "adjective or a verb they add feeling, not content, and a fact drops them (compaction/units.py)",
+    examples=("totally", "honestly", "really", "so"),
+    # "actually" sets what holds against what was said (a correction); "still" says when
+    counter=("weekly", "not", "still", "actually"),
 )
 
 DEICTIC_TIME = Words(

@@ -1,18 +1,11 @@
 """The English that turning turns into facts (compaction/units.py) reads by word: small closed classes
-the parse tags but does not name (which adverbs only intensify, which verbs decide or complete), and
-the talk about the talk, which is an idiom, not a structure. Everything else units.py reads from
-the parse: tense, interjections, names, second person, imperatives, nouns and numbers."""
+the parse tags but does not name (which verbs decide or complete; the adverbs that only intensify are
+talk.STANCE), and the talk about the talk, which is an idiom, not a structure. Everything else
+units.py reads from the parse: tense, interjections, names, second person, imperatives, nouns and
+numbers."""
 from __future__ import annotations
 
 from sheriff_vault.compaction.english import Cue, Words
-
-INTENSIFIERS = Words(
-    "intensifiers",
-    frozenset({"really", "very", "so", "super", "totally", "definitely", "truly", "honestly", "literally"}),
-    "degree and stance adverbs that modify an adjective or verb add feeling, not content",
-    examples=("really", "so", "totally"),
-    counter=("not", "never", "still", "actually"),  # "actually" sets what holds against what was said: a correction
-)
 
 THANKING = Words(
     "thanking",
