@@ -348,6 +348,17 @@ def test_the_speakers_name_written_before_the_words_is_said_once(said: str, fact
     # a weekday that names a noun's time is not moved by a past verb elsewhere in the sentence
     ("Dentist with Dr Brandt on Friday at 9:00, got it.", "2026-03-11T10:00:00Z",
      "Dentist with Dr Brandt on Friday (13 March 2026) at 9:00, got it."),
+    # said on a Monday: the present tense names an event to come, even when the weekday is nearer behind
+    ("Her recital is on Saturday.", "2026-03-09T10:00:00Z", "Her recital is on Saturday (14 March 2026)."),
+    ("The plumber comes on Friday.", "2026-03-09T10:00:00Z", "The plumber comes on Friday (13 March 2026)."),
+    ("Tom's driving us to the ferry on Saturday.", "2026-03-09T10:00:00Z",
+     "Tom's driving us to the ferry on Saturday (14 March 2026)."),
+    # ... but a form the past shares, a state after the event, and the past stay behind
+    ("She says the pipes burst on Sunday.", "2026-03-09T10:00:00Z",
+     "She says the pipes burst on Sunday (8 March 2026)."),
+    ("I'm still sore from the hike on Saturday.", "2026-03-09T10:00:00Z",
+     "I'm still sore from the hike on Saturday (7 March 2026)."),
+    ("Tom's party was on Saturday.", "2026-03-09T10:00:00Z", "Tom's party was on Saturday (7 March 2026)."),
 ])
 def test_a_weekday_is_read_in_the_tense_of_its_own_clause(said: str, when: str, written: str):
     assert annotate_times(said, at(when), "UTC")[0] == written

@@ -536,16 +536,19 @@ _OWN_TENSE = ("aux", "auxpass", "nsubj", "nsubjpass")  # what a joined verb has 
 
 def _tense(tok: Token | None) -> str:
     """Which side of now a bare weekday or month is on, from the clause the time phrase belongs to:
-    "future" under a modal will/shall, "going to" ("gonna") or the present progressive ("he's
-    flying to Oslo on Friday"), "past" in the past tense or the perfect, else "nearest". A time
+    "future" under a modal will/shall, "going to" ("gonna"), the present progressive ("he's
+    flying to Oslo on Friday") or a present tense of an event ("the party is on Saturday"), "past"
+    in the past tense or the perfect, else "nearest". A time
     phrase that modifies a noun ("the dentist on Monday, got it") has no tense of its own; a verb with
     no tense of its own ("had to stop on Sunday") has its governing verb's, unless that verb looks
     ahead ("agreed to meet on Thursday"); a verb joined to another with no subject or auxiliary of its
     own shares its form ("add the index and rerun it": the tagger may read "rerun" as a past)."""
+    described = False  # the time phrase dates a state ("tired from Saturday"), not an event
     while tok is not None and tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
         if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
             return "nearest"
+        described = described or head.pos_ == "ADJ"
         tok = head
     while tok is not None and tok.head.i != tok.i and (
             (tok.dep_ == "xcomp" and tok.tag_ == "VB") or (tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
@@ -558,12 +561,29 @@ def _tense(tok: Token | None) -> str:
     aux = [c for c in tok.children if c.dep_ in ("aux", "auxpass")]
     if any(a.tag_ == "MD" and a.lemma_ in ("will", "shall") for a in aux) \
             or (tok.lemma_ == "go" and tok.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in tok.children)) \
-            or (tok.tag_ == "VBG" and any(a.tag_ in ("VBZ", "VBP") for a in aux)):
+            or (tok.tag_ == "VBG" and (any(a.tag_ in ("VBZ", "VBP") for a in aux) or _contracted_is(tok))):
         return "future"
     if tok.tag_ == "VBD" or any(a.tag_ == "VBD" for a in aux) or (
             tok.tag_ == "VBN" and any(a.lemma_ == "have" for a in aux)):
         return "past"
+    described = described or any(c.dep_ == "acomp" for c in tok.children)  # "I'm still sore ... on Saturday"
+    if not described and _present(tok if not aux else aux[-1]) and (not aux or tok.tag_ == "VBN"):
+        return "future"
     return "nearest"
+
+
+def _present(verb: Token) -> bool:
+    """A present tense no past shares: the -s form ("starts", "is") or a present form of "be"
+    ("are", "'m"). A plain form like "burst" or "put" is a past too ("the pipes burst on Sunday"). A
+    weekday said in the present names an event to come ("the party is on Saturday", "the course
+    starts Monday", "the van is booked for Friday")."""
+    return verb.tag_ == "VBZ" or (verb.tag_ == "VBP" and verb.lemma_ == "be")
+
+
+def _contracted_is(verb: Token) -> bool:
+    """A subject's "'s" right before its -ing verb is "is", whatever the tagger read ("Tom's driving
+    us on Saturday"): a possessive stands before a noun, and here the next word heads the clause."""
+    return any(c.tag_ == "POS" and c.i == verb.i - 1 for s in verb.children if s.dep_ == "nsubj" for c in s.children)
 
 
 def _at_char(sent: str, toks: list[Token]) -> dict[int, Token]:
