@@ -19,10 +19,9 @@ from zoneinfo import ZoneInfo
 from sheriff_vault import nlp, timewin
 from sheriff_vault.compaction.english.place import GENERAL, GREETING
 from sheriff_vault.compaction.english.supersede import CHANGE_VERBS
-from sheriff_vault.compaction.english.talk import STANCE
+from sheriff_vault.compaction.english.talk import ACKNOWLEDGING, STANCE, THANKING
 from sheriff_vault.compaction.english.title import GENERIC
 from sheriff_vault.compaction.english.units import (
-    ACKNOWLEDGING,
     COMPLETING,
     CORRECTING,
     DECIDING,
@@ -31,7 +30,6 @@ from sheriff_vault.compaction.english.units import (
     SETTLED,
     TAKING_PLACE,
     TALK_ABOUT_THE_TALK,
-    THANKING,
 )
 from sheriff_vault.compaction.numbers import numbers_in
 from sheriff_vault.compaction.parts import Unit, name_words, proper_names, said_words

@@ -5,7 +5,7 @@ interjection, a closing names nothing), subjects.py reads it from the parse, not
 """
 from __future__ import annotations
 
-from sheriff_vault.compaction.english import Cue, Words
+from sheriff_vault.compaction.english import Cue, Words, talk
 
 DIFFERENCE = Words(
     "difference",
@@ -53,7 +53,7 @@ LIST_START = Words(
 
 COURTESY = Words(
     "courtesy",
-    frozenset({"ok", "okay", "thanks", "thank", "thx", "cheers", "bye", "night", "goodnight", "care"}),
+    talk.THANKING.words | talk.ACKNOWLEDGING.words | frozenset({"thx", "bye", "night", "goodnight", "care"}),
     "acknowledgements, thanks and farewells, which the tagger often reads as nouns, close a turn and carry no subject",
     examples=("thanks", "cheers", "bye"),
     counter=("dinner", "meeting", "yes"),

@@ -8,9 +8,25 @@ import functools
 
 from sheriff_vault.compaction.english import Words
 
+THANKING = Words(
+    "thanking",
+    frozenset({"thanks", "thank", "congrats", "congratulations", "cheers"}),
+    "nouns and verbs of thanking and congratulating: without a complement (for/on X) they are only a lead-in",
+    examples=("thanks", "congrats"),
+    counter=("thankful", "birthday"),
+)
+
+ACKNOWLEDGING = Words(
+    "acknowledging",
+    frozenset({"ok", "okay", "alright", "understood"}),
+    "words of assent that open a sentence as a lead-in, which the parser may read as adjectives",
+    examples=("ok", "alright"),
+    counter=("fine", "good"),
+)
+
 PHATIC = Words(
     "phatic",
-    frozenset("""wow cool lol haha yay hello bye thanks thank cheers congrats please sorry""".split()),
+    THANKING.words | frozenset("""wow cool lol haha yay hello bye please sorry""".split()),
     "interjections and the formulae of greeting, thanking and leaving keep a conversation going and say "
     "nothing of its subjects; the tagger reads one that trails a noun as that phrase's head",
     examples=("thanks", "bye", "haha", "lol"),

@@ -7,14 +7,6 @@ from __future__ import annotations
 
 from sheriff_vault.compaction.english import Cue, Words
 
-THANKING = Words(
-    "thanking",
-    frozenset({"thanks", "thank", "congrats", "congratulations", "cheers"}),
-    "nouns and verbs of thanking and congratulating: without a complement (for/on X) they are only a lead-in",
-    examples=("thanks", "congrats"),
-    counter=("thankful", "birthday"),
-)
-
 DECIDING = Words(
     "deciding",
     frozenset({"decide", "agree", "choose", "opt"}),
@@ -70,14 +62,6 @@ CORRECTING = Words(
     "words that open a reply as a correction when punctuation sets them off ('No, ...', 'Correction: ...')",
     examples=("no", "correction"),
     counter=("yes", "also"),
-)
-
-ACKNOWLEDGING = Words(
-    "acknowledging",
-    frozenset({"ok", "okay", "alright", "understood"}),
-    "words of assent that open a sentence as a lead-in, which the parser may read as adjectives",
-    examples=("ok", "alright"),
-    counter=("fine", "good"),
 )
 
 TALK_ABOUT_THE_TALK = Cue(
