@@ -364,6 +364,18 @@ def test_a_weekday_is_read_in_the_tense_of_its_own_clause(said: str, when: str, 
     assert annotate_times(said, at(when), "UTC")[0] == written
 
 
+@pytest.mark.parametrize("said,written", [
+    # after a possessive, "last" and "next" order the owner's own days: no day counted from now
+    ("Her last Saturday at the shop is 25 April.", "Her last Saturday at the shop is 25 April 2026."),
+    ("Tom's next Friday off is the 20th.", "Tom's next Friday off is the 20th (20 March 2026)."),
+    # counter-examples: after an object pronoun or a verb they count from now
+    ("I saw her last Friday.", "I saw her last Friday (6 March 2026)."),
+    ("We met last Friday.", "We met last Friday (6 March 2026)."),
+])
+def test_last_and_next_after_a_possessive_name_no_day(said: str, written: str):
+    assert annotate_times(said, at("2026-03-09T10:00:00Z"), "UTC")[0] == written
+
+
 @pytest.mark.parametrize("said,kept", [
     # interjections, the listener's name and a lone word before a comma are lead-ins ...
     ("Oh, Sam, the greenhouse kit arrived.", ["Sam: The greenhouse kit arrived."]),

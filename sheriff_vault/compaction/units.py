@@ -615,8 +615,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             with contextlib.suppress(TimePhraseError):
                 again = timewin.resolve(w.phrase, at, tz, prefer=prefer)
                 w = timewin.Window(again.start, again.end, w.phrase, w.span, again.granularity, again.relative, w.tz)
-        if first is not None and _an_example(first):
-            continue  # "a date like 2024-05-01": a kind of value, not a time anything happens
+        if first is not None and (_an_example(first) or _ordinal_of_theirs(first)):
+            continue  # "a date like 2024-05-01", "her last Saturday": a kind or one of a series, not a day
         if prefer == "past" and w.phrase.lower().startswith("in ") and w.relative:
             continue  # "sold 40 bags in 3 weeks": how long it took, not when
         found.append((w, prefer))
@@ -699,6 +699,13 @@ def _said_beside(sent: str, phrase: str, at: dt.datetime, tz: str) -> bool:
     lead = len(after) - len(after.lstrip(" ,(-–"))
     return any(w.span[0] == lead and w.granularity == "day" and _dated(w, at, tz)
                for w in timewin.find_all(after, at, tz))
+
+
+def _ordinal_of_theirs(tok: Token) -> bool:
+    """"last" or "next" after a possessive orders a series of the owner's ("her last Saturday at the
+    shop", "Tom's next Friday off"), counted from no day; after an object pronoun it counts from now
+    ("I saw her last Friday")."""
+    return tok.lower_ in ("last", "next") and tok.i > 0 and tok.doc[tok.i - 1].tag_ in ("PRP$", "POS")
 
 
 def _an_example(tok: Token) -> bool:
