@@ -7,7 +7,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from builder import main  # noqa: E402  (the set folders' shared builder)
 
-META = {'conv211': {'corrections': [{'new': ['18 April', 'April 18', '18th April', 'Saturday 18 April', '18th of April'],
+META = {'conv211': {'corrections': [{'new': ['18 April', 'April 18', '18th April', 'Saturday 18 April',
+                                              '18th of April'],
                               'old': '28 March',
                               'query': 'On what date does Beatriz sit her IELTS test?'},
                              {'new': ['21,150', '€21,150', '21150'],
