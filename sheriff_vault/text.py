@@ -65,7 +65,7 @@ def sentences(text: str) -> list[str]:
         start = 0
         for m in _SENT.finditer(para):
             piece = para[start : m.start()].strip()
-            if piece.rsplit(None, 1)[-1].lstrip("([\"'") in ABBREVIATIONS:
+            if (piece.split() or [""])[-1].lstrip("([\"'") in ABBREVIATIONS:
                 continue
             if piece:
                 out.append(piece)

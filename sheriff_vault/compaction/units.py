@@ -534,13 +534,13 @@ _OWN_TENSE = ("aux", "auxpass", "nsubj", "nsubjpass")  # what a joined verb has 
 
 def _tense(tok: Token | None) -> str:
     """Which side of now a bare weekday or month is on, from the clause the time phrase belongs to:
-    "future" under a modal will/shall, "going to" ("gonna"), the present progressive ("he's
-    flying to Oslo on Friday") or a present tense of an event ("the party is on Saturday"), "past"
-    in the past tense or the perfect, else "nearest". A time
-    phrase that modifies a noun ("the dentist on Monday, got it") has no tense of its own; a verb with
-    no tense of its own ("had to stop on Sunday") has its governing verb's, unless that verb looks
-    ahead ("agreed to meet on Thursday"); a verb joined to another with no subject or auxiliary of its
-    own shares its form ("add the index and rerun it": the tagger may read "rerun" as a past)."""
+    "future" under a modal will/shall, "going to" ("gonna"), the present progressive ("he's flying
+    to Oslo on Friday") or a present tense of an event ("the party is on Saturday"), "past" in the
+    past tense or the perfect, else "nearest". A time phrase that modifies a noun ("the dentist on
+    Monday, got it") has no tense of its own; a verb with no tense of its own ("had to stop on
+    Sunday") has its governing verb's, unless that verb looks ahead ("agreed to meet on Thursday");
+    a verb joined to another with no subject or auxiliary of its own shares its form ("add the index
+    and rerun it": the tagger may read "rerun" as a past)."""
     described = False  # the time phrase dates a state ("tired from Saturday"), not an event
     while tok is not None and tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
