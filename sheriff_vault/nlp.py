@@ -15,8 +15,8 @@ Stop words are spaCy's English table, read from the installed package without im
 """
 from __future__ import annotations
 
-import ast
 import importlib.util
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -194,6 +194,9 @@ def _english_file(name: str) -> Path | None:
     return Path(spec.origin).parent / "lang" / "en" / name
 
 
+_QUOTED_ABBREVIATION = re.compile(r"""["']([^"'\s]{2,}\.)["']""")
+
+
 def abbreviations() -> frozenset[str]:
     """The abbreviations spaCy's English tokenizer keeps whole ("Dr.", "e.g.", "Inc.", "Sept."), read
     from the package's own table without importing spaCy: a sentence goes on after them. Times with
@@ -201,14 +204,11 @@ def abbreviations() -> frozenset[str]:
     sentences as often as not ("we start at 9 a.m. Bring lunch."); empty without spaCy."""
     path = _english_file("tokenizer_exceptions.py")
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8")) if path else None
-    except (OSError, SyntaxError):
-        tree = None
-    if tree is None:
-        return frozenset()
-    said = (node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
-    return frozenset(s for s in said if len(s) > 2 and s.endswith(".") and s[0].isalpha()
-                     and not any(c.isdigit() for c in s)) - {"a.m.", "p.m."}
+        source = path.read_text(encoding="utf-8") if path else ""
+    except OSError:
+        source = ""
+    said = _QUOTED_ABBREVIATION.findall(source)  # the table's string literals ending in "."
+    return frozenset(s for s in said if s[0].isalpha() and not any(c.isdigit() for c in s)) - {"a.m.", "p.m."}
 
 
 def stop_words() -> frozenset[str]:
