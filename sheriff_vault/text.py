@@ -1,10 +1,11 @@
 """Small English text analysis: sentences, words, stems and how rare a phrase is.
 
-Deterministic and dependency-free on purpose: the same conversation always gives the same topics.
+Deterministic on purpose: the same conversation always gives the same topics.
 """
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 
 from sheriff_vault.nlp import abbreviations, stop_words
@@ -95,11 +96,42 @@ def _stop(word: str) -> bool:
 
 CALENDAR = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name,
                                           *calendar.day_abbr, "sept") if n)
-CURRENCY_CODES = frozenset("usd eur gbp nok sek dkk nzd aud cad chf jpy".split())
-# How people name money after a number ("3,200 kroner", "40 bucks"): recall's "how much" questions
-# look for them, and an echo that says "NOK" for "kroner" adds nothing.
-CURRENCY_WORDS = CURRENCY_CODES | frozenset("dollar dollars buck bucks euro euros pound pounds kroner krone kronor "
-                                            "kr yen".split())
+# Money people name after a number that the CLDR's names lack: slang and a symbol ("40 bucks", "3,200 kr").
+_SLANG_MONEY = frozenset({"buck", "bucks", "kr"})
+# A currency code or name that is also an everyday English word (Zipf 5 and above: "ALL", "TRY",
+# "CUP"; the mark, the won, the real) names no money by that word: a code names it only in capitals,
+# and such a name not at all ("the examiner marks", "we won 3").
+EVERYDAY_ZIPF = 5.0
+
+
+@functools.cache
+def currencies() -> tuple[frozenset[str], frozenset[str]]:
+    """How people name money after a number ("3,200 kroner", "12 rupees", "500 NOK", "289 eur"): the
+    English names of every currency in use today, singular and plural, and the ISO codes, from the
+    Unicode CLDR (Babel), less the everyday words (EVERYDAY_ZIPF). Recall's "how much" questions
+    look for them, and an echo that says "NOK" for "kroner" adds nothing. Loaded when first asked,
+    so a recall that asks no money question never pays for it."""
+    from babel import Locale
+    from babel.numbers import get_currency_name, get_territory_currencies
+    from wordfreq import zipf_frequency
+
+    def everyday(word: str) -> bool:
+        return zipf_frequency(word, "en") >= EVERYDAY_ZIPF
+
+    codes = frozenset(c for t in Locale("en").territories for c in get_territory_currencies(str(t)))
+    forms = [[get_currency_name(c, count=n, locale="en").split()[-1].lower() for n in (1, 2)] for c in codes]
+    names = {w for one, many in forms if not everyday(one) for w in (one, many)}
+    names |= {c.lower() for c in codes if not everyday(c.lower())}
+    return frozenset(names) | _SLANG_MONEY, codes
+
+
+def names_money(word: str) -> bool:
+    """`word` names a currency: one of its English names, or its code ("NOK", "nok"; "CUP" only in
+    capitals, so "1 cup" is no money)."""
+    names, codes = currencies()
+    return word.lower() in names or word in codes
+
+
 def rarity(phrase: str) -> float:
     """How uncommon a phrase's words are in everyday English (wordfreq's Zipf scale, inverted):
     "the" ~0, "support" ~0.5, "adoption" ~1.8, "pottery" ~2.3, a project's code name ~4."""

@@ -473,6 +473,15 @@ def test_a_how_much_question_prefers_the_line_that_states_an_amount(vault, monke
     assert with_focus[1] > without[1] and with_focus[0] <= without[0]
 
 
+@pytest.mark.parametrize("text, money", [("The quote is 3,200 kroner.", True), ("It came to $40.", True),
+                                         ("Fees are 900 NOK a term.", True), ("Add 1 cup of rice.", False),
+                                         ("We invited 30 guests.", False), ("Try 2 all in.", False)])
+def test_an_amount_of_money_is_a_sign_or_a_currency_named_after_its_number(text: str, money: bool) -> None:
+    from sheriff_vault.retrieval.ranking import _names_money
+
+    assert _names_money(text) is money
+
+
 def test_the_topic_holding_the_best_fact_is_read_first():
     """Topics are chosen by their own score, but a reader should meet the best fact first: the
     group holding it leads, each group's facts stay in rank order."""

@@ -6,7 +6,7 @@ import pytest
 
 from sheriff_vault.compaction.parts import said_words
 from sheriff_vault.search_words import FILLER, key_words
-from sheriff_vault.text import content_words, plural, sentences
+from sheriff_vault.text import content_words, names_money, plural, sentences, stem
 
 
 @pytest.mark.parametrize(("noun", "many"), [("memory", "memories"), ("day", "days"), ("box", "boxes"),
@@ -82,3 +82,24 @@ def test_before_a_noun_praise_describes_and_a_time_classifies(word: str, only: b
 def test_a_sentence_goes_on_after_an_abbreviation(text: str, split: list[str]) -> None:
     """The abbreviations are spaCy's English table, read without importing spaCy."""
     assert sentences(text) == split
+
+
+@pytest.mark.parametrize("forms", [("painted", "paints", "painting", "Paint"), ("parties", "party"),
+                                   ("renovation", "renovations"), ("booked", "booking", "books")])
+def test_inflections_of_a_word_share_its_stem(forms: tuple[str, ...]) -> None:
+    assert len({stem(f) for f in forms}) == 1
+
+
+@pytest.mark.parametrize("a, b", [("party", "part"), ("bus", "busy"), ("painting", "pain")])
+def test_different_words_keep_different_stems(a: str, b: str) -> None:
+    assert stem(a) != stem(b)
+
+
+@pytest.mark.parametrize("word", ["kroner", "Dollars", "euro", "rupees", "zloty", "bucks", "NOK", "eur", "CUP"])
+def test_a_currency_is_named_by_its_english_name_or_its_code(word: str) -> None:
+    assert names_money(word)
+
+
+@pytest.mark.parametrize("word", ["cup", "all", "try", "marks", "won", "guests", "minutes", "km"])
+def test_an_everyday_word_in_lower_case_or_another_noun_names_no_money(word: str) -> None:
+    assert not names_money(word)

@@ -8,6 +8,7 @@ echo and stays a fact of its own.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -19,7 +20,7 @@ from sheriff_vault.compaction.parts import Unit, proper_names, said_words
 from sheriff_vault.compaction.units import MAX_FACT_CHARS, make_units
 from sheriff_vault.compaction.values import changes_a_value, value_pairs
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CALENDAR, CURRENCY_WORDS, sentences, stem
+from sheriff_vault.text import CALENDAR, currencies, sentences, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -29,7 +30,7 @@ _WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
                  "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
 # Words an echo may say in its own way without adding anything: "NOK" for "kroner", "January" for
 # "jan", "Tuesday" for "tue".
-_NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CURRENCY_WORDS | CALENDAR
+_NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CALENDAR  # and every currency: _not_info
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 # An echo that names what the person's words leave unsaid ("Sunday 29 March now." restated as
 # "The court hearing moves to Sunday 29 March") keeps its words on the fact it folds into, so
@@ -37,6 +38,11 @@ _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user s
 # that the person's sentence lacks.
 NAMES_MORE = 2
 STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before / at any point before
+
+
+@functools.cache
+def _not_info() -> frozenset[str]:
+    return _NOT_INFO | currencies()[0]
 
 
 def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ()) -> list[Unit]:
@@ -214,7 +220,7 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tup
 
 def _new_names(sent: str, said: set[str]) -> list[str]:
     """Names the user never said ("Laser Picos" for "Laser Pico" is no new name)."""
-    known = said | _NOT_INFO
+    known = said | _not_info()
     return [n for n in proper_names(sent)
             if not all(w in known or w.rstrip("s") in known for w in n.lower().split())]
 
@@ -231,7 +237,7 @@ def info(text: str) -> tuple[set[str], set[str]]:
     text = _ON_THE_HOUR.sub(r"\1", text)
     numbers = {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
     numbers |= {_WORD_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS}
-    words = {stem(w) for w in said_words(text) if w not in _NOT_INFO}
+    words = {stem(w) for w in said_words(text) if w not in _not_info()}
     return numbers, words
 
 

@@ -26,7 +26,7 @@ from sheriff_vault.compaction.english.supersede import (
 )
 from sheriff_vault.compaction.english.title import HONORIFIC
 from sheriff_vault.quantities import MULTIPLIERS
-from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, correction_lead
+from sheriff_vault.text import STOPWORDS, correction_lead, names_money
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -173,7 +173,7 @@ def _number_at(toks: list[Token], i: int) -> tuple[Value, int] | None:
     after = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].i < span.end else None
     noun = counted or after
     # an amount of money is the value of the noun it stands before ("the £500 deposit"), not a count of it
-    money = first < i or (after is not None and (after.is_currency or after.lower_ in CURRENCY_WORDS))
+    money = first < i or (after is not None and (after.is_currency or names_money(after.text)))
     kind = noun.lemma_.lower() if noun is not None and noun.pos_ in _SLOT_POS and not _unit(noun) and not money else ""
     slot = _slot(counted or tok)
     verbs = {a.lemma_.lower() for a in tok.ancestors if a.pos_ in ("VERB", "AUX")}
@@ -362,7 +362,7 @@ def _noun(tok: Token) -> set[str]:
 def _unit(tok: Token) -> bool:
     """A currency or a unit abbreviation ("EUR", "eur", "euros", "km") says what a value measures,
     not what it is of."""
-    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2 or tok.lower_ in CURRENCY_WORDS
+    return tok.is_currency or tok.text.isupper() or len(tok.text) <= 2 or names_money(tok.text)
 
 
 def fact_body(text: str) -> str:

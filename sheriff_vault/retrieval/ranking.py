@@ -34,7 +34,7 @@ from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.search_words import FILLER
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import CURRENCY_WORDS, STOPWORDS, norm
+from sheriff_vault.text import STOPWORDS, names_money, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -76,7 +76,7 @@ ONE_ANSWER_FLOOR = 0.45
 # "How much does the roof repair cost?": the answer is an amount of money.
 _HOW_MUCH = re.compile(rf"\bhow much\b|^\W*{_PIED}(?:what|which)\b[^?]*\b(?:price|cost|costs|fee|fees|quote|budget|"
                        r"paid|pay|charged?)\b", re.I)
-_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:" + "|".join(sorted(CURRENCY_WORDS)) + r")\b", re.I)
+_AMOUNT = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?([^\W\d_]+)\b")  # "$40", or a number and the word after
 # A question after one value ("which car did we pick?", "when is the dentist?", "how much was the deposit?",
 # "how wide is the gap?": "how" before an adjective of measure or an adverb of frequency), not after a
 # reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
@@ -84,6 +84,11 @@ _ASKS_VALUE = re.compile(rf"^\W*{_PIED}(?:what|which|who|whose|where|when|how (?
                          r"high|deep|big|large|heavy|thick|often))\b", re.I)
 _WHEN = re.compile(rf"^\s*{_PIED}(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b",
                    re.I)
+
+
+def _names_money(text: str) -> bool:
+    """`text` gives an amount of money: a currency sign before a number, or a currency after it."""
+    return any(m.group(1) is None or names_money(m.group(1)) for m in _AMOUNT.finditer(text))
 
 
 def people_in(query: str, snap: Snapshot) -> set[str]:
@@ -730,7 +735,7 @@ class _Ranker:
         factor = 1.0
         if self.asks_when and dated():
             factor *= ANSWER_KIND
-        if self.asks_amount and _MONEY.search(text):
+        if self.asks_amount and _names_money(text):
             factor *= ANSWER_KIND
         return factor
 
