@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from sheriff_vault.compaction.progress import in_progress
 from sheriff_vault.store.buffer import Turn
 
@@ -281,3 +283,37 @@ def test_work_returned_to_by_its_number_takes_the_sentence_that_named_it_as_the_
                              ("user", back.replace("chapter 4", "chapter 5"))))
     assert other.status == "running" and not other.resume_hint.startswith("Goal: Two days")
     assert "rewriting chapter 4" not in other.resume_hint
+
+
+@pytest.mark.parametrize("said", [
+    "The seating plan is not finalised yet.",
+    "Chapter two is half written.",
+    "Still to do: the tiling and the skirting boards.",
+    "The speech is yet to be drafted.",
+    "The form is partly filled in, the rest needs her signature.",
+])
+def test_work_said_expected_and_not_done_is_still_open(said: str) -> None:
+    got = in_progress(talk(("user", "Can you help me get the wedding admin finished this week?"),
+                           ("assistant", "Of course: the seating plan, the speech and the forms."),
+                           ("user", said)))
+    assert got.status == "running" and said.split()[1].rstrip(":") in got.resume_hint
+
+
+@pytest.mark.parametrize("said", [
+    "It hasn't rained here yet.",
+    "I still want to go to the coast in June.",
+    "The garden centre is still open on Sundays.",
+    "Half the guests are vegetarian.",
+])
+def test_a_thing_that_has_not_happened_or_a_wish_is_no_open_work(said: str) -> None:
+    got = in_progress(talk(("user", "We're planning the summer."), ("assistant", "Sounds lovely."), ("user", said)))
+    assert got.status == "idle"
+
+
+def test_parts_done_with_the_rest_still_to_do_keep_the_work_open() -> None:
+    got = in_progress(talk(("user", "I'm working through the twelve invoices for the accountant."),
+                           ("assistant", "Oldest first is easiest."),
+                           ("user", "Invoices one to five are done; six is half checked and seven to twelve "
+                                    "are not started yet."),
+                           ("assistant", "Good progress.")))
+    assert got.status == "running" and "six" in got.resume_hint

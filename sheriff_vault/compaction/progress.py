@@ -35,6 +35,8 @@ from sheriff_vault.compaction.english.progress import (
     NEED,
     NOTHING_LEFT,
     NOW,
+    PART_DONE,
+    STILL_AHEAD,
     WAIT,
     WHOLE,
 )
@@ -162,7 +164,9 @@ def read(sent: Span) -> Reading:
             objects = [c for c in tok.children if c.dep_ == "dobj"] if person == "1" else []
             r.next_part = r.next_part or bool(objects)
             r.part |= {c.lemma_.lower() for c in objects if c.pos_ in ("NOUN", "PROPN")}
-        if tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
+        if _still_to_do(tok):
+            r.pending = True
+        elif tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
             if nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
@@ -178,6 +182,21 @@ def read(sent: Span) -> Reading:
             elif tok.lemma_ in WAIT and _reported(tok) and person in ("1", "3"):
                 r.pending = True  # "the change waits for the evening slot": work ready, not yet done
     return r
+
+
+def _still_to_do(tok: Token) -> bool:
+    """Work the sentence reports expected and not done: a participle done in part ("chapter two is half
+    written"), a 'to' infinitive with "still" or "yet" on it or on its "be" ("still to do: the last
+    six lines", "the report is yet to be written"), or a negated passive with either ("the talks aren't
+    chosen yet"). Not "I still want to go" (a wish) nor "it hasn't rained yet" (no work)."""
+    kids = list(tok.children)
+    if tok.tag_ == "VBN" and any(c.dep_ == "advmod" and c.lower_ in PART_DONE for c in kids):
+        return True
+    if any(c.dep_ == "aux" and c.tag_ == "TO" for c in kids):
+        marked = kids + (list(tok.head.children) if tok.head.lemma_ == "be" and tok.dep_ == "xcomp" else [])
+        return any(c.dep_ == "advmod" and c.lower_ in STILL_AHEAD for c in marked)
+    return tok.tag_ == "VBN" and nlp.negated(tok) and any(c.dep_ == "auxpass" for c in kids) and any(
+        c.dep_ == "advmod" and c.lower_ in STILL_AHEAD for c in kids)
 
 
 def _resumes(sent: Span) -> bool:

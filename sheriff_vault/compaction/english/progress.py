@@ -65,6 +65,24 @@ NOW = Words(
     counter=("soon", "tomorrow", "then"),
 )
 
+PART_DONE = Words(
+    "part_done",
+    frozenset({"half", "partly", "partially", "mostly"}),
+    "degree adverbs of part: on a participle of work they report it begun and not ended ('half written', "
+    "'partly done'), so the work is still open",
+    examples=("half", "partly", "mostly"),
+    counter=("fully", "completely", "all"),
+)
+
+STILL_AHEAD = Words(
+    "still_ahead",
+    frozenset({"still", "yet"}),
+    "aspectual adverbs of what has not happened: with a 'to' infinitive ('still to do', 'yet to be written'), "
+    "or 'yet' in a negated passive ('not chosen yet'), they report work expected and not done",
+    examples=("still", "yet"),
+    counter=("already", "now", "again"),
+)
+
 WAIT = Words(
     "wait",
     frozenset({"wait", "block"}),
