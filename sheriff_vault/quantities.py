@@ -40,6 +40,7 @@ _NUM = re.compile(
     r"(?<![\w.,:/#-])(?P<cur>[$€£])?\s?(?P<v>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     rf"(?:\s?(?P<mult>{'|'.join(k for k in MULTIPLIERS if k != 'm')})\b)?(?![.,]?\d)(?!:\d)")  # "5 m" is metres
 _ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
+ORDINAL = "(?:" + "|".join(_ORDINAL_SUFFIXES) + ")"  # "3rd", "21st"
 _AFTER = re.compile(r"\s?(?P<unit>%|[a-zA-Z€$£][\w-]*)")
 # Words beyond the stop words that stand between a quantity and its subject ("the tanks COST 4,200",
 # "rent WENT up to 1,340", "ROUGHLY 40"): verbs that link a thing to its amount, and approximators.
@@ -54,7 +55,9 @@ _PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
 # Keys that name only what a unit measures ("amount", "duration"), not the thing: two such values
 # are rarely one quantity (sleep's supersession and recall's current-before-history both ask).
 GENERIC_KEYS = frozenset(m for _, m in _MEASURES.values()) | {"count"}
-_RANGE_WORD = re.compile(r"^\s*(?:-|–|to)\s*\d")
+# what joins the two ends of a range ("3-5", "3 to 5 June", "Monday through Friday")
+RANGE = r"(?:-|–|to|until|through)"
+_RANGE_WORD = re.compile(rf"^\s*{RANGE}\s*\d")
 _CLAUSE_END = re.compile(r"[.;:!?()]|,\s|\b(?:and|but|so|because|while|which)\b")
 
 

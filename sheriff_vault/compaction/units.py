@@ -34,6 +34,7 @@ from sheriff_vault.compaction.english.units import (
 from sheriff_vault.compaction.numbers import numbers_in
 from sheriff_vault.compaction.parts import Unit, name_words, proper_names, said_words
 from sheriff_vault.errors import TimePhraseError
+from sheriff_vault.quantities import ORDINAL, RANGE
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import (
     BACK_REFERENCE,
@@ -50,11 +51,10 @@ if TYPE_CHECKING:
 RECENT_PAST_DAYS = 45  # a date without a year this close behind is the one just past, not next year's
 _MONTH_NAMES = list(calendar.month_name)[1:]
 _MONTH = "(?:" + "|".join(_MONTH_NAMES) + ")"
-_ORDINAL = r"(?:st|nd|rd|th)"
-_RANGE = re.compile(r"\b(?P<a>\d{1,2})" + _ORDINAL + r"?\s?(?:-|–|to|until|through)\s?(?P<b>\d{1,2})" + _ORDINAL
+_RANGE = re.compile(r"\b(?P<a>\d{1,2})" + ORDINAL + r"?\s?" + RANGE + r"\s?(?P<b>\d{1,2})" + ORDINAL
                     + r"? (?:of )?(?P<mon>" + _MONTH + r")\b(?!,? \d{4})", re.IGNORECASE)
 _FULL_DATE = re.compile(r"\b(?P<d>\d{1,2}) (?P<mon>" + _MONTH + r") (?P<y>\d{4})\b", re.IGNORECASE)
-_NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + _ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
+_NTH = re.compile(r"\bthe (?P<d>\d{1,2})" + ORDINAL + r"\b(?! (?:of )?" + _MONTH + r"\b)", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b" + _MONTH + r"\b", re.IGNORECASE)
 MAX_FACT_CHARS = 320
 FOLLOW_UP_CHARS = 260  # a sentence starting "It/That/They..." joins the one before, up to this size

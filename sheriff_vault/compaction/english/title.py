@@ -11,8 +11,7 @@ from sheriff_vault.compaction.english import Words, place, talk
 KIN = Words(
     "kin",
     frozenset("""mum mom mother dad father sister brother son daughter wife husband partner friend colleague boss
-aunt uncle grandma grandpa grandmother grandfather cousin kid baby parent family guy people person someone everyone
-team""".split()),
+aunt uncle grandma grandpa grandmother grandfather cousin kid baby parent family guy people person team""".split()),
     "relationship and person nouns name who takes part in a subject, not what it is about",
     examples=("sister", "colleagues", "team", "kids"),
     counter=("wedding", "party", "contract"),
