@@ -100,7 +100,7 @@ CALENDAR = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_a
 _SLANG_MONEY = frozenset({"buck", "bucks", "kr"})
 # A currency code or name that is also an everyday English word (Zipf 5 and above: "ALL", "TRY",
 # "CUP"; the mark, the won, the real) names no money by that word: a code names it only in capitals,
-# and such a name not at all ("the examiner marks", "we won 3").
+# and such a name not at all ("she marks the essays", "we won 3").
 EVERYDAY_ZIPF = 5.0
 
 
