@@ -15,6 +15,7 @@ Stop words are spaCy's English table, read from the installed package without im
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import threading
@@ -227,3 +228,36 @@ def stop_words() -> frozenset[str]:
     if not isinstance(words, set):
         return frozenset()
     return frozenset(str(w).replace("’", "'").replace("‘", "'") for w in words)
+
+
+@functools.cache
+def _irregular_verbs(pipeline: str = DEFAULT_PIPELINE) -> dict[str, frozenset[str]]:
+    """lemma -> its irregular forms ("go": went, gone), inverted from the lemmatizer's table of
+    exceptions in the pipeline package (read without importing spaCy; srsly, which reads it, is
+    spaCy's own). The verbs' table is the one whose suffix rules inflect with -ing. Empty when the
+    package is missing."""
+    spec = importlib.util.find_spec(pipeline)
+    if spec is None or spec.origin is None:
+        return {}
+    found = next(Path(spec.origin).parent.glob("*/lemmatizer/lookups/lookups.bin"), None)
+    if found is None:
+        return {}
+    try:
+        import srsly
+
+        tables = srsly.read_msgpack(found)
+        verb = next(k for k, rules in tables["lemma_rules"].items() if any(s == "ing" for s, _ in rules))
+        exceptions: dict[str, list[str]] = tables["lemma_exc"][verb]
+    except (ImportError, OSError, ValueError, KeyError, StopIteration):
+        return {}
+    out: dict[str, set[str]] = {}
+    for form, lemmas in exceptions.items():
+        for lemma in lemmas:
+            out.setdefault(lemma, set()).add(form)
+    return {lemma: frozenset(forms) for lemma, forms in out.items()}
+
+
+def irregular_forms(verb: str) -> frozenset[str]:
+    """The irregular forms of an English verb the default pipeline's lemmatizer knows: "say" -> said,
+    "go" -> went, gone; "be" -> am, are, is, was, were, been. Empty for a regular verb."""
+    return _irregular_verbs().get(verb, frozenset())

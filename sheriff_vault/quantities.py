@@ -8,11 +8,12 @@ times, years, versions ("Postgres 16") and ordinals are not quantities.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sheriff_vault.text import CALENDAR, CHAT, STOPWORDS
+from sheriff_vault.text import CALENDAR, CHAT, STOPWORDS, finite_forms
 
 _I = re.IGNORECASE
 _MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
@@ -43,13 +44,15 @@ _ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 ORDINAL = "(?:" + "|".join(_ORDINAL_SUFFIXES) + ")"  # "3rd", "21st"
 _AFTER = re.compile(r"\s?(?P<unit>%|[a-zA-Z€$£][\w-]*)")
 # Words beyond the stop words that stand between a quantity and its subject ("the tanks COST 4,200",
-# "rent WENT up to 1,340", "ROUGHLY 40"): verbs that link a thing to its amount, and approximators.
-LINKS = frozenset("""cost costs total totals come comes came goes went gone rises rose around roughly approx
-approximately exactly nearly almost max maximum min minimum per""".split())
+# "rent WENT up to 1,340", "ROUGHLY 40"): verbs that link a thing to its amount (in the forms only a
+# verb takes: text.finite_forms), and approximators.
+_LINKING_VERBS = ("cost", "total", "come", "go", "rise")
+_APPROXIMATE = frozenset("""around roughly approx approximately exactly nearly almost max maximum min minimum
+per""".split())
 # Verbs of saying and paying, and sentence adverbs, that stand before an amount without being what
 # it is of ("she says 140", "we paid 80", "instead of 17,800").
-NOT_SUBJECTS = frozenset("say says said pay pays paid spend spent earn bought instead actually".split())
-_PREDICATE = ("is", "are", "was", "were", "from", "to", "now")  # a bare number said of its subject
+_SAYING_PAYING = ("say", "pay", "spend", "earn", "buy")
+_SENTENCE_ADVERBS = ("instead", "actually")
 _BOUNDS = ("under", "below", "above")  # "under 40 minutes" is a bound, not a value
 _PREP_BEFORE = re.compile(r"\b(?P<subj>[a-z][a-z-]{2,})\s+(?:for|of)\s*$", _I)
 # Keys that name only what a unit measures ("amount", "duration"), not the thing: two such values
@@ -186,8 +189,24 @@ def _subject(left: str, talk: Callable[[str], bool]) -> str:
     return "_".join(picked)
 
 
+@functools.cache
+def _linking() -> frozenset[str]:
+    return _APPROXIMATE.union(*(finite_forms(v) for v in _LINKING_VERBS))
+
+
+@functools.cache
+def _not_subjects() -> frozenset[str]:
+    return frozenset(_SENTENCE_ADVERBS).union(*(finite_forms(v) for v in _SAYING_PAYING))
+
+
+@functools.cache
+def _predicate() -> frozenset[str]:
+    """What says a bare number of its subject: "be" in its finite forms, and "from", "to", "now"."""
+    return finite_forms("be") | {"from", "to", "now"}
+
+
 def _links(word: str) -> bool:
-    return word in STOPWORDS or word in LINKS or word in NOT_SUBJECTS
+    return word in STOPWORDS or word in _linking() or word in _not_subjects()
 
 
 def _subject_after(right: str, talk: Callable[[str], bool]) -> str:
@@ -204,7 +223,7 @@ def _subject_after(right: str, talk: Callable[[str], bool]) -> str:
 
 def _has_link(left: str) -> bool:
     words = left.split()
-    return bool(words) and (words[-1].lower() in LINKS or words[-1].lower() in _PREDICATE)
+    return bool(words) and (words[-1].lower() in _linking() or words[-1].lower() in _predicate())
 
 
 def _nounish(word: str, talk: Callable[[str], bool], before: str = "") -> bool:

@@ -8,7 +8,7 @@ import calendar
 import functools
 import re
 
-from sheriff_vault.nlp import abbreviations, stop_words
+from sheriff_vault.nlp import abbreviations, irregular_forms, stop_words
 
 # spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
 STOPWORDS = stop_words()
@@ -24,6 +24,27 @@ def plural(noun: str) -> str:
     if w.endswith("y") and len(w) > 2 and w[-2] not in "aeiou":
         return w[:-1] + "ies"
     return w + "es" if w.endswith(("s", "sh", "ch", "x")) else w + "s"
+
+
+@functools.cache
+def finite_forms(verb: str) -> frozenset[str]:
+    """A verb's forms that only a verb takes in a clause, never a noun's or a gerund's: itself, its
+    third person and its past ("cost", "costs"; "go", "goes", "went", "gone"). The third person is
+    spelt as a plural is, with -es after an o too ("goes"); the past is the lemmatizer's irregular
+    forms (nlp.irregular_forms), else -d after e, -ied after a consonant's y, -ed. The -ing form is
+    left out: "the spending is 400" names what 400 is of."""
+    w = verb.lower()
+    irregular = {f for f in irregular_forms(w) if not f.endswith("ing")}
+    third = w + "es" if w.endswith("o") else plural(w)
+    if irregular:  # its own third person, if irregular too ("is", "has"), is among them
+        return frozenset({w, *irregular, *(() if any(f.endswith("s") for f in irregular) else (third,))})
+    if w.endswith("e"):
+        past = w + "d"
+    elif w.endswith("y") and len(w) > 2 and w[-2] not in "aeiou":
+        past = w[:-1] + "ied"
+    else:
+        past = w + "ed"
+    return frozenset({w, third, past})
 
 
 # A sentence ends at . ! or ? before the next word; chat often starts the next one in lower case.

@@ -6,13 +6,43 @@ import pytest
 
 from sheriff_vault.compaction.parts import said_words
 from sheriff_vault.search_words import FILLER, key_words
-from sheriff_vault.text import content_words, names_money, plural, sentences, stem
+from sheriff_vault.text import content_words, finite_forms, names_money, plural, sentences, stem
 
 
 @pytest.mark.parametrize(("noun", "many"), [("memory", "memories"), ("day", "days"), ("box", "boxes"),
                                             ("church", "churches"), ("moment", "moments")])
 def test_a_noun_has_its_regular_plural(noun: str, many: str) -> None:
     assert plural(noun) == many
+
+
+@pytest.mark.parametrize(("verb", "forms"), [("cost", {"cost", "costs", "costed"}), ("carry", {"carries", "carried"}),
+                                              ("go", {"go", "goes", "went", "gone"}), ("say", {"says", "said"}),
+                                              ("be", {"is", "are", "was", "were", "been"}), ("have", {"has", "had"})])
+def test_a_verb_has_its_finite_forms_irregular_ones_from_the_lemmatizer(verb: str, forms: set[str]) -> None:
+    assert forms <= finite_forms(verb)
+
+
+@pytest.mark.parametrize(("verb", "not_a_form"), [("spend", "spending"), ("go", "going"), ("go", "gos"),
+                                                  ("say", "sayed"), ("be", "bes"), ("have", "haves")])
+def test_a_gerund_or_a_regular_form_of_an_irregular_verb_is_no_finite_form(verb: str, not_a_form: str) -> None:
+    assert not_a_form not in finite_forms(verb)
+
+
+def test_without_the_pipeline_package_a_verb_has_no_irregular_forms() -> None:
+    from sheriff_vault.nlp import _irregular_verbs
+
+    assert _irregular_verbs("no_such_pipeline_package") == {}
+    assert _irregular_verbs()["go"] >= {"went", "gone"}
+
+
+@pytest.mark.parametrize(("said", "key"), [("the guest count will be 40", "guest_count"),
+                                           ("the tanks cost 4,200 EUR", "tanks"),
+                                           ("the rent went up to 1,340 EUR", "rent"),
+                                           ("the spending is 400 EUR", "spending"), ("they earned 900 EUR", "amount")])
+def test_a_verb_between_an_amount_and_its_subject_is_passed_by_in_any_finite_form(said: str, key: str) -> None:
+    from sheriff_vault.quantities import quantities_in
+
+    assert [q.key for q in quantities_in(said)] == [key]
 
 
 @pytest.mark.parametrize("word", ["awesome", "felt", "thanks", "sharing", "memories"])

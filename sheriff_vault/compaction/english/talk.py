@@ -43,10 +43,11 @@ ADDRESS = Words(
 
 JUDGING = Words(
     "judging",
-    frozenset("""good great nice lovely amazing awesome wonderful fantastic incredible beautiful perfect super special
+    frozenset("""good great nice lovely amazing awesome wonderful fantastic incredible beautiful perfect special
 happy glad excited exciting fun proud lucky grateful thankful blessed sure right safe new old big little""".split()),
     "the everyday adjectives of praise, feeling, size and age judge or describe a thing and never say "
-    "which thing it is (unlike classifying adjectives: an electric bike, an annual report)",
+    "which thing it is (unlike classifying adjectives: an electric bike, an annual report); 'super', "
+    "adjective and adverb alike, is with the adverbs of stance",
     examples=("great", "lovely", "new", "little"),
     counter=("electric", "annual", "wooden", "medical"),
 )
