@@ -54,10 +54,11 @@ def cite(turn: str) -> list[Citation]:
     return [Citation("conversations/x.md", (turn,))]
 
 
-def remembered(vault, name: str, facts: list[Item], aliases: tuple[str, ...] = ()):
+def remembered(vault, name: str, facts: list[Item], aliases: tuple[str, ...] = (), one_liner: str = ""):
     """A topic of these dated, cited lines, opened on 1 March beside the shared ones, indexed and
     committed as a sleep would leave it."""
-    topic = create_topic(vault, name, now=day("2026-03-01T09:00:00"), aliases=list(aliases), commit=False).topic
+    topic = create_topic(vault, name, now=day("2026-03-01T09:00:00"), aliases=list(aliases), one_liner=one_liner,
+                         commit=False).topic
     for item in facts:
         topic.add_item(item)
     topic.save()
@@ -539,6 +540,27 @@ def test_an_excerpt_keeps_the_corrected_value_a_long_fact_opens_with():
     assert not plain.startswith("Mira: Sunday 9 May")
 
 
+WRIST = [("Wrist", ["the wrist"], "2026-04-22T20:30:00",
+          ["Noor: The wrist splint helps, and the hand clinic changed my exercises.",
+           "Noor: Maren at the hand clinic moulded me a new splint.",
+           "Noor: Thanks, sounds good, the wrist is better on Mondays."])]
+
+
+def test_a_question_after_a_person_prefers_the_facts_that_name_someone(vault):
+    """"Who ...?" is answered by a name: a fact naming someone the question does not gains, as a
+    dated fact does for "when"; the person asked about, a capitalised everyday word ("Thanks") and a
+    day name someone nobody."""
+    build(vault, WRIST)
+    result = recall(vault, "Who is treating Noor's wrist?", now=NOW, explain=True)
+    focus = {f.text[:12]: f.signals.get("focus", 1.0)
+             for f in [f for t in result.topics for f in t.facts] + [c.fact for c in result.cuts]}
+    assert focus["Noor: Maren "] > focus["Noor: The wr"] == focus["Noor: Thanks"] > 1.0
+    asked_what = recall(vault, "What is wrong with Noor's wrist?", now=NOW, explain=True)
+    focus = {f.text[:12]: f.signals.get("focus", 1.0)
+             for f in [f for t in asked_what.topics for f in t.facts] + [c.fact for c in asked_what.cuts]}
+    assert focus["Noor: Maren "] == focus["Noor: The wr"]
+
+
 @pytest.fixture
 def requoted(vault):
     """A roofer's price said in full, then a lower one said later in fewer of the same words, with no
@@ -563,6 +585,22 @@ def test_a_question_after_a_value_reads_a_subject_latest_first(requoted):
     text = why.render(4000)
     assert text.index("2,400 GBP for the garage roof") < text.index("2,150 GBP"), text
     assert "latest said first" not in why.explain()
+
+
+def test_a_question_after_a_value_leaves_out_a_one_liner_that_says_an_earlier_one(vault):
+    """A topic's one-line summary is its opening statement, undated: asked for a value, it would set
+    the first price before the later one that the facts, latest first, lead with. Asked about the
+    subject, the summary still heads it."""
+    opening = "The roofer quoted 2,400 GBP for the garage roof, felt and battens."
+    requoted = remembered(vault, "Garage roof", [
+        fact(opening, day("2026-03-01T09:00:00"), cite("t1")),
+        fact("For the garage roof his second price is 2,150 GBP if we book before May.", day("2026-03-20T09:00:00"),
+             cite("t7"))], ("garage roof",), one_liner=opening)
+    text = recall(requoted, "How much is the garage roof quote?", now=NOW).render(4000)
+    assert opening not in text.split("\n", 3)[2], text  # the heading is the topic's name alone
+    assert text.index("2,150 GBP") < text.index("2,400 GBP"), text
+    about = recall(requoted, "Tell me about the garage roof", now=NOW).render(4000)
+    assert f"## Garage roof — {opening}" in about, about
 
 
 def test_a_question_after_a_measure_reads_a_subject_latest_first(vault):

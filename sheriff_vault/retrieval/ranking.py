@@ -34,7 +34,7 @@ from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.search_words import FILLER
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import STOPWORDS, names_money, norm
+from sheriff_vault.text import CALENDAR, EVERYDAY_ZIPF, SPEAKER, STOPWORDS, names_money, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -53,7 +53,7 @@ ON_SUBJECT = 0.5  # a topic this close to the best one's relevance is about what
 ORDER_EDGES = frozenset({"NEXT", "PREV"})  # sleep's "came up next": an order, not a relation
 HOP_FACTS = 2  # facts a topic one related hop away shows even under the relevance floor
 MAX_CANDIDATES = 400  # facts ordered by MMR; the rest could never fit a budget
-ANSWER_KIND = 1.15  # a "when" question's dated fact, a "how much" question's amount of money
+ANSWER_KIND = 1.15  # a "when" question's dated fact, a "how much" one's amount of money, a "who" one's name
 FOCUSED_TURNS = 20  # unslept turns weighed for the answer asked: the best of them by relevance
 STALE_TRIES = 3  # a question asked again of a fresh snapshot when another process wrote the index under it
 # all-MiniLM cosines: under MIN_MATCH a fact sharing no word with the query is about something else;
@@ -82,6 +82,9 @@ _AMOUNT = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?([^\W\d_]+)\b")  # "$40", o
 # reason or a manner ("why ...?", "how do I ...?"): the latest statement of it is the answer.
 _ASKS_VALUE = re.compile(rf"^\W*{_PIED}(?:what|which|who|whose|where|when|how (?:much|many|long|old|far|wide|tall|"
                          r"high|deep|big|large|heavy|thick|often))\b", re.I)
+# "Who is coaching the team now?", "with whom ...?": the answer is a person, named in the fact.
+_WHO = re.compile(rf"^\W*{_PIED}(?:who|whom)\b", re.I)
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
 _WHEN = re.compile(rf"^\s*{_PIED}(?:when|what (?:date|day|year|month|time)|how long ago|which (?:year|month|day))\b",
                    re.I)
 
@@ -89,6 +92,16 @@ _WHEN = re.compile(rf"^\s*{_PIED}(?:when|what (?:date|day|year|month|time)|how l
 def _names_money(text: str) -> bool:
     """`text` gives an amount of money: a currency sign before a number, or a currency after it."""
     return any(m.group(1) is None or names_money(m.group(1)) for m in _AMOUNT.finditer(text))
+
+
+def _names_someone(text: str, asked: set[str]) -> bool:
+    """`text`, past its speaker, names someone the question does not: a capitalised word that is no
+    everyday English word (not a sentence's first "Sounds" or "Thanks") and no day or month."""
+    from wordfreq import zipf_frequency
+
+    body = text[len(m.group(0)):] if (m := SPEAKER.match(text)) else text
+    return any(w.lower() not in asked and not {w.lower(), w.lower()[:-1]} & CALENDAR  # "Mondays" too
+               and zipf_frequency(w.lower(), "en") < EVERYDAY_ZIPF for w in _CAPITALISED.findall(body))
 
 
 def people_in(query: str, snap: Snapshot) -> set[str]:
@@ -320,6 +333,8 @@ class _Ranker:
         self.people = people_in(query, snap)
         self.asks_when = bool(_WHEN.search(query))
         self.asks_amount = bool(_HOW_MUCH.search(query))
+        self.asks_who = bool(_WHO.search(query))
+        self.named = {w.lower() for w in _CAPITALISED.findall(query)}
         self.bm25: dict[str, float] = {}
         self.cos: dict[str, float] = {}
         self.alias: dict[str, float] = {}
@@ -715,7 +730,7 @@ class _Ranker:
 
     def _focus(self, doc: Doc) -> float:
         """Questions about a person prefer what that person said; "when" questions prefer dated facts,
-        "how much" ones facts that state an amount of money."""
+        "how much" ones facts that state an amount of money, "who" ones facts that name someone."""
         factor = 1.0
         if self.people:
             who = speaker_of(doc.text).lower()
@@ -736,6 +751,8 @@ class _Ranker:
         if self.asks_when and dated():
             factor *= ANSWER_KIND
         if self.asks_amount and _names_money(text):
+            factor *= ANSWER_KIND
+        if self.asks_who and _names_someone(text, self.named):
             factor *= ANSWER_KIND
         return factor
 

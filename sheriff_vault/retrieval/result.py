@@ -169,8 +169,10 @@ class RecallResult:
         """Compact Markdown within `budget` characters: the best facts first (their topic names as
         headings; what was said since the last sleep as a section of its own, placed by its best
         turn; a question after a value reads each topic's facts latest first), then one-liners while
-        room is left. Values a later fact or turn superseded come last, under "Earlier values", and
-        only when there is room."""
+        room is left: of a topic with facts shown, not for a question after a value, since a
+        one-liner is the topic's opening statement, undated, and would set an earlier value before
+        the later ones. Values a later fact or turn superseded come last, under "Earlier values",
+        and only when there is room."""
         fit = self._fit(budget)
         chosen, used = fit.chosen, fit.used
         full: set[str] = set()
@@ -180,7 +182,7 @@ class RecallResult:
                 fit.rank.setdefault(topic.path, len(fit.rank))
                 used += len(topic.header(True)) + 2
                 full.add(topic.path)
-            elif topic.path in chosen and topic.path not in full:
+            elif topic.path in chosen and topic.path not in full and not self.newest_first:
                 extra = len(topic.header(True)) - len(topic.header())
                 if extra and used + extra <= budget:
                     used += extra
