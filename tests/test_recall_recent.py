@@ -38,7 +38,7 @@ DAYS = [
         "I bought spring garlic from the market in Lyon.",
         "Great. Do you water by hand there?",
         "Yes, there is one tap for the whole row of plots.",
-        "Then mulch will save you a lot of carrying.",
+        "Then mulch spares you most of the carrying.",
         "Good idea, straw mulch then.",
         "Straw works well around tomatoes.",
         "That's all for today, thanks!",
