@@ -548,8 +548,8 @@ WRIST = [("Wrist", ["the wrist"], "2026-04-22T20:30:00",
 
 def test_a_question_after_a_person_prefers_the_facts_that_name_someone(vault):
     """"Who ...?" is answered by a name: a fact naming someone the question does not gains, as a
-    dated fact does for "when"; the person asked about, a capitalised everyday word ("Thanks") and a
-    day name someone nobody."""
+    dated fact does for "when". The person asked about, a capitalised everyday word ("Thanks") and a
+    day's name are nobody."""
     build(vault, WRIST)
     result = recall(vault, "Who is treating Noor's wrist?", now=NOW, explain=True)
     focus = {f.text[:12]: f.signals.get("focus", 1.0)
