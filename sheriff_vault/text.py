@@ -125,6 +125,13 @@ _SLANG_MONEY = frozenset({"buck", "bucks", "kr"})
 EVERYDAY_ZIPF = 5.0
 
 
+def everyday(word: str) -> bool:
+    """`word` is an everyday English word (Zipf EVERYDAY_ZIPF and above): "cup", "marks", "thanks"."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en") >= EVERYDAY_ZIPF
+
+
 @functools.cache
 def currencies() -> tuple[frozenset[str], frozenset[str]]:
     """How people name money after a number ("3,200 kroner", "12 rupees", "500 NOK", "289 eur"): the
@@ -134,10 +141,6 @@ def currencies() -> tuple[frozenset[str], frozenset[str]]:
     so a recall that asks no money question never pays for it."""
     from babel import Locale
     from babel.numbers import get_currency_name, get_territory_currencies
-    from wordfreq import zipf_frequency
-
-    def everyday(word: str) -> bool:
-        return zipf_frequency(word, "en") >= EVERYDAY_ZIPF
 
     codes = frozenset(c for t in Locale("en").territories for c in get_territory_currencies(str(t)))
     forms = [[get_currency_name(c, count=n, locale="en").split()[-1].lower() for n in (1, 2)] for c in codes]

@@ -34,7 +34,7 @@ from sheriff_vault.retrieval.triggers import Trigger, text_triggers
 from sheriff_vault.retrieval.when import as_of, resolve_window, said_time, soft_window
 from sheriff_vault.search_words import FILLER
 from sheriff_vault.store.topics import has_tag
-from sheriff_vault.text import CALENDAR, EVERYDAY_ZIPF, SPEAKER, STOPWORDS, names_money, norm
+from sheriff_vault.text import CALENDAR, SPEAKER, STOPWORDS, everyday, names_money, norm
 
 if TYPE_CHECKING:
     from sheriff_vault.store.vault import Vault
@@ -97,11 +97,9 @@ def _names_money(text: str) -> bool:
 def _names_someone(text: str, asked: set[str]) -> bool:
     """`text`, past its speaker, names someone the question does not: a capitalised word that is no
     everyday English word (not a sentence's first "Sounds" or "Thanks") and no day or month."""
-    from wordfreq import zipf_frequency
-
     body = text[len(m.group(0)):] if (m := SPEAKER.match(text)) else text
     return any(w.lower() not in asked and not {w.lower(), w.lower()[:-1]} & CALENDAR  # "Mondays" too
-               and zipf_frequency(w.lower(), "en") < EVERYDAY_ZIPF for w in _CAPITALISED.findall(body))
+               and not everyday(w) for w in _CAPITALISED.findall(body))
 
 
 def people_in(query: str, snap: Snapshot) -> set[str]:
