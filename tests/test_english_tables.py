@@ -36,3 +36,13 @@ def test_names_are_unique_per_table() -> None:
     for table in TABLES:
         names = [e.name for e in entries(table)]
         assert len(names) == len(set(names)), table.__name__
+
+
+def test_a_word_typed_with_a_held_letter_is_the_word_of_a_table() -> None:
+    """"Heyyy", "byeee", "thanksss": a letter held for effect, which English never spells three times
+    running; a word the table does not hold stays out however it is typed."""
+    from sheriff_vault.compaction.english import place, unstretched
+
+    assert "heyyy" in place.GREETING and "byeee" in place.COURTESY and "thanksss" in place.COURTESY
+    assert "hey" in place.GREETING and "lisbooon" not in place.GREETING and "ssss" not in place.GREETING
+    assert unstretched("goood") == ("god", "good") and unstretched("hello") == ("hello", "hello")

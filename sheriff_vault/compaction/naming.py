@@ -162,7 +162,8 @@ _NAMES = ("sheriff_vault", "names")  # the key of a parse's names in its user_da
 def _read_names(doc: Doc) -> list[tuple[str, _Kind]]:
     out = []
     for ent in doc.ents:
-        if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num) or len(ent.text) < 2:
+        if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num) or len(ent.text) < 2 \
+                or _phatic_only(ent.text.split()):
             continue
         out.append((ent.text, _kind(list(ent))))
     # a name the entity reader missed: a capitalised name inside a sentence ("the dog Biscuit")
@@ -661,7 +662,7 @@ def _quality(form: str) -> float:
     head, low_words = words[-1].lower(), [w.lower() for w in words]
     if kind.head_pos not in NOMINAL or head in english.KIN or head in english.GENERIC or head in WEEKDAYS:
         return 0.0  # a weekday, however written ("fri", "weds"), dates a subject, never names it
-    if head in PHATIC:
+    if head in PHATIC or _phatic_only(low_words):
         return 0.0  # an interjection after a noun ("the boot sale lol"), read as the phrase's head
     if len(words) == 1 and is_talk(head) or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
@@ -675,6 +676,13 @@ def _quality(form: str) -> float:
     if any(describes_only(w) or w in english.GENERIC for w in low_words[:-1]):
         score *= 0.5
     return score
+
+
+def _phatic_only(words: Sequence[str]) -> bool:
+    """Whether a phrase only greets, thanks or takes leave ("Goodnight", "Heyyy", "Bye bye"): the
+    entity reader often takes one, capitalised, for a person or a place."""
+    return bool(words) and all(w.lower().strip(".,!") in place.COURTESY or w.lower().strip(".,!") in place.GREETING
+                               for w in words)
 
 
 _FRAME = "We talked about the "

@@ -63,10 +63,21 @@ class Words:
             object.__setattr__(self, "words", self.words | {plural(w) for w in self.words})
 
     def __contains__(self, word: object) -> bool:
-        return word in self.words
+        return word in self.words or (isinstance(word, str) and _HELD.search(word) is not None
+                                      and any(w in self.words for w in unstretched(word)))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.words)
+
+
+_HELD = re.compile(r"(\w)\1{2,}")  # a letter typed three times or more: "heyyy", "sooo"
+
+
+def unstretched(word: str) -> tuple[str, str]:
+    """A word typed with a letter held for effect ("heyyy", "byeee", "goood"), that letter said once
+    and twice: English spells no word with one letter three times running, and a doubled letter
+    ("good", "all") cannot be told from a held one, so both spellings are the word's candidates."""
+    return _HELD.sub(r"\1", word), _HELD.sub(r"\1\1", word)
 
 
 def entries(module: object) -> list[Cue | Words]:
