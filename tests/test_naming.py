@@ -298,19 +298,18 @@ def test_a_person_addressed_by_title_is_no_title_however_tagged():
 
 
 def test_a_greeting_or_a_farewell_the_entity_reader_takes_for_a_name_is_no_title():
-    """"Thank you for everything. Goodnight": the parser reads "Goodnight" as a place or a person, and
+    """"Thanks again for all your help. Goodnight": the parser reads "Goodnight" as a place or a person, and
     "Heyyy!" as a person; neither names the subject, nor is one of its aliases."""
     from sheriff_vault import nlp
     from sheriff_vault.compaction.naming import _names, _quality
 
     assert _names(nlp.parse_one("Heyyy! So the tickets came this morning.")) == []
-    assert "Luana" in _names(nlp.parse_one("Goodnight, Luana."))
-    assert "Goodnight" not in _names(nlp.parse_one("Goodnight, Luana."))
+    assert _names(nlp.parse_one("Goodnight, Tomas.")) == ["Tomas"]
     for phrase in ("Goodnight", "Goodnight Goodnight", "Byeee"):
         assert _quality(phrase) == 0.0, phrase
     assert _quality("Goodnight Moon") > 0  # a farewell as a modifier of what the subject is
     title = name_subject(["The money reached my sister and she bought the car, photos came today.",
-                          "Thank you for everything. Goodnight", "Goodnight, Luana."], [], {"luana", "assistant"})
+                          "Thanks again for all your help. Goodnight", "Goodnight, Tomas."], [], {"tomas", "assistant"})
     assert "goodnight" not in (title.name + " " + " ".join(title.aliases)).lower()
 
 
