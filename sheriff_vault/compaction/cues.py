@@ -349,7 +349,7 @@ class Named:
         for start in _starts(doc)[:2]:
             first = start
             while first < len(doc) and (doc[first].pos_ in ("INTJ", "CCONJ", "PUNCT", "ADV")
-                                        or doc[first].lower_ in place.COURTESY or doc[first].lower_ in place.GREETING) \
+                                        or place.social(doc[first].lower_)) \
                     and not place.BACK_TO.match(text[doc[first].idx:]):
                 first += 1
             stop = next((t.i for t in doc[first:] if t.text in (":", ".", "!", "?", ";")), len(doc))
@@ -413,7 +413,7 @@ def heading_nouns(doc: Doc) -> set[str]:
                 continue
             nouns |= {stem(w.text) for w in piece if w.pos_ in _NOUNS and w.ent_type_ not in nlp.WHEN
                       and w.lower_ not in place.GENERAL and w.lower_ not in title.GENERIC
-                      and w.lower_ not in place.COURTESY and w.lower_ not in place.GREETING}
+                      and not place.social(w.lower_)}
             piece = []
             continue
         piece.append(t)
@@ -450,7 +450,7 @@ def reply_end(doc: Doc) -> int | None:
     idea,", "True.", "Agreed."); None when the turn opens no such way."""
     i = 0
     while i < len(doc) and (doc[i].pos_ in ("INTJ", "PUNCT") or doc[i].dep_ == "intj") \
-            and doc[i].lower_ not in place.COURTESY and doc[i].lower_ not in place.GREETING:
+            and not place.social(doc[i].lower_):
         i += 1
     if i > 0 and any(not t.is_punct for t in doc[:i]):
         if i < len(doc) and doc[i].pos_ == "CCONJ":
@@ -462,7 +462,7 @@ def reply_end(doc: Doc) -> int | None:
     if not seg or len(seg) > 2 or seg[-1].i + 1 >= len(doc) or doc[seg[-1].i + 1].text not in marks:
         return None
     if any(t.pos_ not in ("ADJ", "ADV", "VERB", "NOUN") or t.lower_ in place.DIFFERENCE or t.lower_ in place.ADDITION
-           or t.lower_ in place.COURTESY or t.lower_ in place.GREETING or ordinal(t) for t in seg):
+           or place.social(t.lower_) or ordinal(t) for t in seg):
         return None
     nouns_ok = all(t.pos_ != "NOUN" or any(c.pos_ == "ADJ" for c in t.children) for t in seg)
     if nouns_ok and any(t.pos_ in ("ADJ", "VERB") for t in seg):

@@ -681,8 +681,7 @@ def _quality(form: str) -> float:
 def _phatic_only(words: Sequence[str]) -> bool:
     """Whether a phrase only greets, thanks or takes leave ("Goodnight", "Heyyy", "Bye bye"): the
     entity reader often takes one, capitalised, for a person or a place."""
-    return bool(words) and all(w.lower().strip(".,!") in place.COURTESY or w.lower().strip(".,!") in place.GREETING
-                               for w in words)
+    return bool(words) and all(place.social(w.lower().strip(".,!")) for w in words)
 
 
 _FRAME = "We talked about the "

@@ -69,6 +69,12 @@ GREETING = Words(
     counter=("yes", "thanks", "lisbon"),
 )
 
+
+def social(word: str) -> bool:
+    """Whether a word only greets, thanks or takes leave (GREETING, COURTESY): talk about the talk."""
+    return word in COURTESY or word in GREETING
+
+
 ABOUT = Words(
     "about",
     frozenset({"about", "on", "re", "regarding"}),
