@@ -305,6 +305,8 @@ def test_a_greeting_or_a_farewell_the_entity_reader_takes_for_a_name_is_no_title
 
     assert _names(nlp.parse_one("Heyyy! So the tickets came this morning.")) == []
     assert _names(nlp.parse_one("Goodnight, Tomas.")) == ["Tomas"]
+    # the entity reader takes a greeting into the name it greets, as one organisation
+    assert _names(nlp.parse_one("Goodnight, Marisol! See you tomorrow.")) == ["Marisol"]
     for phrase in ("Goodnight", "Goodnight Goodnight", "Byeee"):
         assert _quality(phrase) == 0.0, phrase
     assert _quality("Goodnight Moon") > 0  # a farewell as a modifier of what the subject is
@@ -471,3 +473,33 @@ def test_with_vectors_that_only_share_words_the_openings_own_title_leads():
              "A roofer can look at the roof on Friday.", "The roof repair quote is 600."]
     words = safe_encoder(HashEmbedder())
     assert name_subject(texts, OTHER_SUBJECTS, set(), words, words(texts).mean(axis=0)).name == "Leak"
+
+
+def test_two_new_subjects_never_share_a_title():
+    """Placement found two subjects and naming gave both "Bells" (a catch-up message mentions the
+    bells beside health news): the one the name is closer to in meaning keeps it, the other takes
+    its next phrase; a third subject's own name is not taken."""
+    import numpy as np
+
+    from sheriff_vault.compaction.naming import _distinct
+    from sheriff_vault.compaction.parts import Candidate
+
+    axes = {"bells": 0, "peal": 0, "flights": 1, "blood": 2}
+
+    def encode(texts: list[str]) -> np.ndarray:  # one axis a meaning: this test checks the choice, not the model
+        out = np.zeros((len(texts), 3), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word, axis in axes.items():
+                if word in text.lower():
+                    out[i, axis] = 1.0
+        return out
+
+    ringing = Candidate([], name="Bells", phrases=["bells", "quarter peal"], vector=np.array([0.9, 0.1, 0.0]))
+    trip = Candidate([], name="Bells", phrases=["bells", "blood pressure", "long flights"],
+                     vector=np.array([0.3, 0.8, 0.2]))
+    health = Candidate([], name="Blood Pressure", phrases=["blood pressure"], vector=np.array([0.0, 0.1, 0.9]))
+    _distinct([trip, ringing, health], encode)
+    assert (ringing.name, trip.name, health.name) == ("Bells", "Long flights", "Blood Pressure")
+    continued = Candidate([], name="Bells", phrases=["bells"], existing="topics/bells.md")
+    _distinct([continued, ringing], encode)  # a vault topic's name is the plan's to match (merge.match)
+    assert (continued.name, ringing.name) == ("Bells", "Bells")

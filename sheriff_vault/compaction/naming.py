@@ -162,10 +162,13 @@ _NAMES = ("sheriff_vault", "names")  # the key of a parse's names in its user_da
 def _read_names(doc: Doc) -> list[tuple[str, _Kind]]:
     out = []
     for ent in doc.ents:
-        if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num) or len(ent.text) < 2 \
-                or _phatic_only(ent.text.split()):
+        if ent.label_ in COUNTED or (ent.start > 0 and doc[ent.start - 1].like_num):
             continue
-        out.append((ent.text, _kind(list(ent))))
+        tokens = _unaddressed(list(ent))
+        text = doc[tokens[0].i:tokens[-1].i + 1].text if tokens else ""
+        if len(text) < 2:
+            continue
+        out.append((text, _kind(tokens)))
     # a name the entity reader missed: a capitalised name inside a sentence ("the dog Biscuit")
     for tok in doc:
         if tok.pos_ == "PROPN" and not tok.ent_type_ and not tok.is_sent_start and tok.text[:1].isupper() \
@@ -678,6 +681,14 @@ def _quality(form: str) -> float:
     return score
 
 
+def _unaddressed(tokens: list[Token]) -> list[Token]:
+    """An entity without the greeting, thanks or farewell the entity reader took into it ("Goodnight,
+    Marisol" is Marisol; "Heyyy" alone is nothing)."""
+    while tokens and (tokens[0].is_punct or place.social(tokens[0].lower_.strip(".,!"))):
+        tokens = tokens[1:]
+    return tokens
+
+
 def _phatic_only(words: Sequence[str]) -> bool:
     """Whether a phrase only greets, thanks or takes leave ("Goodnight", "Heyyy", "Bye bye"): the
     entity reader often takes one, capitalised, for a person or a place."""
@@ -797,6 +808,7 @@ def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans
     said = first.content if first is not None and first.role == "user" else None
     title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said,
                          replaced_values(cand.units))
+    cand.phrases = title.phrases
     # whose subject it is: a person named in the transcript, never a role ("User")
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
     top = named.most_common(1)
@@ -866,3 +878,33 @@ def name_candidates(cands: list[Candidate], turns: list[Turn], prior: Sequence[P
         if cand.existing in names:
             cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode)
             cand.name, cand.aliases = names[cand.existing].name, []
+    _distinct(cands, encode)
+
+
+def _distinct(cands: list[Candidate], encode: Callable[[list[str]], np.ndarray]) -> None:
+    """No two new topics share a title: a person cannot tell two notes called "Bells" apart, and
+    placement found them two subjects. Of two, the one the name is closer to in meaning keeps it; the
+    other takes its next title phrase not in use. (A new subject named as a vault topic is that topic's
+    to claim: the plan joins them by the name, merge.match.)"""
+    used: set[str] = set()
+    fresh = [c for c in cands if not c.existing and c.name]
+    by_name: dict[str, list[Candidate]] = {}
+    for cand in fresh:
+        by_name.setdefault(cand.name.lower(), []).append(cand)
+    for low, group in by_name.items():
+        if len(group) == 1:
+            used.add(low)
+            continue
+        vec = np.asarray(encode([group[0].name]), dtype=np.float32)[0]
+        keeper = max(group, key=lambda c: float(vec @ c.vector) if c.vector is not None else -1.0)
+        used.add(low)
+        for cand in group:
+            if cand is keeper:
+                continue
+            for phrase in cand.phrases[1:]:
+                name = possessive(cand.owner, phrase) if cand.owner else _titlecase(phrase)
+                if name.lower() not in used and name.lower() not in by_name:
+                    cand.aliases = [a for a in cand.aliases if a.lower() != name.lower()]
+                    cand.name = name
+                    used.add(name.lower())
+                    break

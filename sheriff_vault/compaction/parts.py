@@ -71,6 +71,7 @@ class Candidate:
     distinct: bool = False  # the person said it is a different thing from one talked about before
     existing: str = ""  # the vault topic (path) this subject continues (prior.py)
     rename: str = ""  # a better name for `existing`, whose subject this slice has outgrown its name
+    phrases: list[str] = field(default_factory=list)  # its title phrases, best first (naming.Title)
 
     @property
     def corrected(self) -> bool:
