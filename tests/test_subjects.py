@@ -426,6 +426,27 @@ def test_a_heading_the_current_subject_never_named_moves_the_talk() -> None:
     assert any({"t5", "t6"} <= {t.id for t in s.turns} and "t1" not in {t.id for t in s.turns} for s in found)
 
 
+def test_after_a_turn_that_counts_its_matters_the_next_need_not_be_its_detail() -> None:
+    """A subject just raised keeps its short details (`_choose`'s young subject); one raised by a turn
+    that says "two matters to sort out" has raised several, so a short turn after it is weighed as
+    any turn is, not held as its detail."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    def talk(*said: str) -> list[Turn]:
+        at = [T0 + dt.timedelta(minutes=2 * i) for i in range(len(said))]
+        return [turn for i, text in enumerate(said) for turn in
+                (Turn("user", text, at[i], f"t{2 * i + 1}"), Turn("assistant", "Noted.", at[i], f"t{2 * i + 2}"))]
+
+    aside = "Postgres schema lock tonight."
+    trace: list[dict] = []
+    find_subjects(talk("Two matters to sort out this month. " + GARDEN[0], aside, DATABASE[0]), hash_vectors,
+                  trace=trace)
+    assert "detail" not in trace[1]["cues"]
+    trace = []
+    find_subjects(talk(GARDEN[0], aside, DATABASE[0]), hash_vectors, trace=trace)
+    assert "detail" in trace[1]["cues"]
+
+
 @pytest.mark.parametrize(("text", "nouns"), [
     ("Also my kettle is broken. It trips the fuse.", {"kettle"}),
     ("Meanwhile the bakery website is nearly done.", {"bakery", "website"}),

@@ -183,9 +183,10 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         switch = switch or elsewhere or beside or unlinked
         opens = not answers and not switch and current is not None \
             and _opens(i, groups, vectors, bags, subjects[current], likeness[current], weight)
-        # a subject just raised keeps its short details; a long turn far from it is no detail
+        # a subject just raised keeps its short details; a long turn far from it is no detail, and
+        # one raised by a turn that counts the matters to come ("two matters this week") has none
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
-            and len(said_words(head.content)) <= DETAIL_WORDS
+            and len(said_words(head.content)) <= DETAIL_WORDS and not _raised_many(subjects[current])
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch or opens, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
@@ -252,6 +253,13 @@ def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
     holders = [k for k, s in enumerate(subjects)
                if any(mentions(text, old) for old in gone for text in [*(t.content for t in s.turns), *s.lines])]
     return holders[0] if len(holders) == 1 else None
+
+
+def _raised_many(subject: Subject) -> bool:
+    """Whether the subject was opened by a person's turn that counts the matters to come ("two matters
+    to sort out this week", "a few questions"): what follows may be any of them, not details of one."""
+    first = subject.turns[0] if subject.turns else None
+    return first is not None and first.role == "user" and previews(nlp.parse_one(first.content))
 
 
 def _asks(turn: Turn | None) -> bool:
