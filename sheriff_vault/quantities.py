@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from sheriff_vault.text import CALENDAR, CHAT, STOPWORDS, finite_forms
 
 _I = re.IGNORECASE
-_MONEY = {"$": "USD", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
+# "$" and "dollars" are the money of a dozen countries: stored as said, never as US dollars
+_MONEY = {"$": "$", "€": "EUR", "£": "GBP", "usd": "USD", "dollar": "$", "dollars": "$", "bucks": "$",
           "eur": "EUR", "euro": "EUR", "euros": "EUR", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "chf": "CHF",
           "jpy": "JPY", "yen": "JPY"}
 _MEASURES = {  # unit as written -> (unit as stored, what it measures)

@@ -26,7 +26,9 @@ AT = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
     ("We're applying for 6,500 EUR.", [("amount", 6500, "EUR")]),
     ("Home from a ride: 42 km steady, knees fine.", [("distance", 42, "km")]),
     ("9 guys are coming.", [("guys", 9, "")]),
-    ("Pay $400 for the venue.", [("amount", 400, "USD")]),
+    # "$" is the money of a dozen countries: kept as said; "USD" says which
+    ("Pay $400 for the venue.", [("amount", 400, "$")]),
+    ("The deposit is 300 USD.", [("deposit", 300, "USD")]),
 ])
 def test_a_quantity_is_keyed_by_its_subject(sentence: str, expected: list):
     assert [(n.key, n.value, n.unit) for n in numbers_in(sentence, TURN, AT)] == expected
