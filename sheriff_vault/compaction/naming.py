@@ -886,24 +886,20 @@ def _distinct(cands: list[Candidate], encode: Callable[[list[str]], np.ndarray])
     placement found them two subjects. Of two, the one the name is closer to in meaning keeps it; the
     other takes its next title phrase not in use. (A new subject named as a vault topic is that topic's
     to claim: the plan joins them by the name, merge.match.)"""
-    used: set[str] = set()
-    fresh = [c for c in cands if not c.existing and c.name]
     by_name: dict[str, list[Candidate]] = {}
-    for cand in fresh:
-        by_name.setdefault(cand.name.lower(), []).append(cand)
-    for low, group in by_name.items():
-        if len(group) == 1:
-            used.add(low)
-            continue
+    for cand in cands:
+        if not cand.existing and cand.name:
+            by_name.setdefault(cand.name.lower(), []).append(cand)
+    used = set(by_name)
+    for group in (g for g in by_name.values() if len(g) > 1):
         vec = np.asarray(encode([group[0].name]), dtype=np.float32)[0]
         keeper = max(group, key=lambda c: float(vec @ c.vector) if c.vector is not None else -1.0)
-        used.add(low)
         for cand in group:
             if cand is keeper:
                 continue
             for phrase in cand.phrases[1:]:
                 name = possessive(cand.owner, phrase) if cand.owner else _titlecase(phrase)
-                if name.lower() not in used and name.lower() not in by_name:
+                if name.lower() not in used:
                     cand.aliases = [a for a in cand.aliases if a.lower() != name.lower()]
                     cand.name = name
                     used.add(name.lower())
