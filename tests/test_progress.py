@@ -317,3 +317,31 @@ def test_parts_done_with_the_rest_still_to_do_keep_the_work_open() -> None:
                                     "are not started yet."),
                            ("assistant", "Good progress.")))
     assert got.status == "running" and "six" in got.resume_hint
+
+
+def test_a_past_that_did_not_happen_leaves_nothing_open() -> None:
+    """"could never have finished it" is a past that did not happen: no work left, as a negated
+    "done" would say ("it isn't done yet")."""
+    got = in_progress(talk(("user", "The photo album is printed and posted to my brother."),
+                           ("assistant", "A lovely thing to have finished."),
+                           ("user", "Thanks for everything. I could never have finished the album alone!"),
+                           ("assistant", "It was a pleasure.")))
+    assert got.status == "idle"
+    still = in_progress(talk(("user", "The photo album isn't done yet, the last pages are missing."),
+                             ("assistant", "Which pages are left?")))
+    assert still.status == "running"
+
+
+@pytest.mark.parametrize(("said", "running"), [
+    # a message typed as short lines is read line by line: "3 done" and "2 to go" are two statements
+    ("the chapters\nrevising them in order\n3 done\n2 to go\nbye", True),
+    ("Only two rooms left to paint. Then the hall.", True),
+    ("one more to go and the scarf is finished", True),
+    # a count of time, what is merely left over, or someone leaving is no work
+    ("ten minutes to go before the train", False),
+    ("We have two tickets left.", False),
+    ("4 left the choir in May.", False),
+])
+def test_a_count_of_work_that_remains_leaves_it_open(said: str, running: bool) -> None:
+    got = in_progress(talk(("user", said), ("assistant", "Good luck.")))
+    assert (got.status == "running") == running, got

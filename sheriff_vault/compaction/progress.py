@@ -36,6 +36,7 @@ from sheriff_vault.compaction.english.progress import (
     NOTHING_LEFT,
     NOW,
     PART_DONE,
+    REMAINDER,
     STILL_AHEAD,
     WAIT,
     WHOLE,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 SESSION_GAP_HOURS = 3
 WINDOW = 12  # turns at most: older talk is the slept past, not the task at hand
 HINT = 400  # characters of resume hint the wake packet keeps
+LINES, LINE_CHARS = 3, 40  # a message of this many lines, most shorter than this, is typed as lines
 _SUBJECT = ("nsubj", "nsubjpass")
 _KEPT_POS = ("NOUN", "PROPN", "NUM", "ADJ", "VERB")
 _DAYS_AHEAD = frozenset(d.lower() for d in calendar.day_name) | {"tomorrow", "tonight"}
@@ -164,12 +166,14 @@ def read(sent: Span) -> Reading:
             objects = [c for c in tok.children if c.dep_ == "dobj"] if person == "1" else []
             r.next_part = r.next_part or bool(objects)
             r.part |= {c.lemma_.lower() for c in objects if c.pos_ in ("NOUN", "PROPN")}
-        if _still_to_do(tok):
+        if _still_to_do(tok) or _remaining(tok):
             r.pending = True
         elif tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
-            if nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
+            if _modal_perfect(tok):
+                pass  # "could never have finished it alone": a past that did not happen, no work open
+            elif nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
                 r.pending = True
             elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or nlp.negated(tok) or _conditional(tok)):
                 r.done = True
@@ -304,6 +308,25 @@ def _person(tok: Token | None) -> str | None:
     return person[0] if person else "3"
 
 
+def _remaining(tok: Token) -> bool:
+    """A count of the work that remains: "3 to go", "one more to go", "three chapters to go", "two
+    rooms left to paint". Not a length of time ("ten minutes to go before the train"), nor what is
+    merely left over ("two tickets left") or someone leaving ("4 left the team")."""
+    if tok.lower_ not in REMAINDER:
+        return False
+    if tok.tag_ == "VB":
+        infinitive: Token | None = tok
+    elif tok.tag_ in ("VBN", "JJ"):
+        infinitive = next((c for c in tok.children if c.dep_ in ("xcomp", "advcl")), None)
+    else:
+        return False
+    if infinitive is None or not any(c.dep_ == "aux" and c.tag_ == "TO" for c in infinitive.children):
+        return False
+    near = [n for n in (tok.head, *tok.children) if n is not tok]
+    return any(n.like_num or any(c.dep_ == "nummod" for c in n.children) for n in near) \
+        and not any(_length_of_time(n) for n in near)
+
+
 def _going_to(tok: Token) -> bool:
     """The "going to" future: a progressive "go" with a to-infinitive."""
     return tok.lemma_ == "go" and tok.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in tok.children)
@@ -344,6 +367,13 @@ def _past_perfect(tok: Token) -> bool:
     return any(c.lemma_ == "have" and "Past" in c.morph.get("Tense", []) for c in tok.children if c.dep_ == "aux")
 
 
+def _modal_perfect(tok: Token) -> bool:
+    """"could never have finished it", "would have sent it": a modal with "have" before a participle
+    speaks of a past that did not happen, and reports no work, done or left."""
+    kids = [c for c in tok.children if c.dep_ in ("aux", "auxpass")]
+    return any(c.tag_ == "MD" for c in kids) and any(c.lemma_ == "have" for c in kids)
+
+
 def _conditional(tok: Token) -> bool:
     """"once it's sent", "if the PR is merged": a clause under a subordinator is not a report."""
     return any(c.dep_ == "mark" for c in tok.children) or tok.dep_ in ("advcl", "relcl", "acl") and tok.tag_ == "VBN"
@@ -380,8 +410,11 @@ def _open_tasks(turns: list[Turn]) -> list[_Task]:
     tasks: list[_Task] = []
     parts_done: dict[str, bool] = {}  # whether the speaker's last turn said a part finished
     said: dict[str, set[str]] = {}  # the nouns each speaker said so far
-    for turn, doc in zip(turns, nlp.parse((t.content for t in turns), entities=False), strict=True):
-        sents = [s for s in doc.sents if s.text.strip()]
+    pieces = [_pieces(t.content) for t in turns]
+    docs = iter(nlp.parse([p for ps in pieces for p in ps], entities=False))
+    for turn, own in zip(turns, pieces, strict=True):
+        parsed = [next(docs) for _ in own]
+        sents = [s for doc in parsed for s in doc.sents if s.text.strip()]
         readings = [read(s) for s in sents]
         finished_before = parts_done.get(turn.speaker, False)
         for i, r in enumerate(readings):
@@ -391,7 +424,8 @@ def _open_tasks(turns: list[Turn]) -> list[_Task]:
             r.plan = r.plan or r.next_part and any(q.done and not q.everything for q in readings[:i]) \
                 or finished_before and bool(r.part & said.get(turn.speaker, set()))
         parts_done[turn.speaker] = any(q.done and not q.everything for q in readings)
-        said.setdefault(turn.speaker, set()).update(t.lemma_.lower() for t in doc if t.pos_ in ("NOUN", "PROPN"))
+        said.setdefault(turn.speaker, set()).update(
+            t.lemma_.lower() for s in sents for t in s if t.pos_ in ("NOUN", "PROPN"))
         for i, (sent, r) in enumerate(zip(sents, readings, strict=True)):
             words = _words(sent)
             if r.done and not r.opens:
@@ -405,6 +439,16 @@ def _open_tasks(turns: list[Turn]) -> list[_Task]:
                 tasks.append(_Task(turn, sent.text.strip(), rest, before, words, blocked and not r.opens, r.doing,
                                    names, context))
     return tasks
+
+
+def _pieces(text: str) -> list[str]:
+    """What is parsed as one text: a message typed as short lines ("3 chapters done / 2 to go / the
+    last one tonight"), each line a statement of its own that the parser would run together, line by
+    line; any other message whole (prose a line break only wraps)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) < LINES or sorted(len(line) for line in lines)[len(lines) // 2] >= LINE_CHARS:
+        return [text]
+    return lines
 
 
 def _names(tok: Token) -> bool:

@@ -40,6 +40,15 @@ CONTINUE = Words(
     counter=("stop", "begin", "get"),
 )
 
+REMAINDER = Words(
+    "remainder",
+    frozenset({"go", "left"}),
+    "'go' as an infinitive and the participle 'left', after a count, say how much of the work remains "
+    "('3 to go', 'two rooms left to paint')",
+    examples=("go", "left"),
+    counter=("done", "gone", "right"),
+)
+
 BEGIN = Words(
     "begin",
     frozenset({"start", "begin"}),
