@@ -320,8 +320,8 @@ def test_parts_done_with_the_rest_still_to_do_keep_the_work_open() -> None:
 
 
 def test_a_past_that_did_not_happen_leaves_nothing_open() -> None:
-    """"could never have finished it" is a past that did not happen: no work left, as a negated
-    "done" would say ("it isn't done yet")."""
+    """"could never have finished it" is a past that did not happen: no work is left open, unlike a
+    negated "done" ("it isn't done yet")."""
     got = in_progress(talk(("user", "The photo album is printed and posted to my brother."),
                            ("assistant", "A lovely thing to have finished."),
                            ("user", "Thanks for everything. I could never have finished the album alone!"),

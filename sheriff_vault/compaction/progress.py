@@ -168,12 +168,10 @@ def read(sent: Span) -> Reading:
             r.part |= {c.lemma_.lower() for c in objects if c.pos_ in ("NOUN", "PROPN")}
         if _still_to_do(tok) or _remaining(tok):
             r.pending = True
-        elif tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE:
+        elif (tok.lemma_ in COMPLETE or tok.lower_ in COMPLETE) and not _modal_perfect(tok):
             # still to do: "not sent yet", "still has to be done"; not "the shop hadn't sent it yet" (then,
             # not now) nor "I need to book it" (a wish, not work begun)
-            if _modal_perfect(tok):
-                pass  # "could never have finished it alone": a past that did not happen, no work open
-            elif nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
+            if nlp.negated(tok) and not _past_perfect(tok) and not _for_a_span(tok) or irrealis and now:
                 r.pending = True
             elif tok.tag_ in ("VBN", "VBD", "JJ") and not (irrealis or nlp.negated(tok) or _conditional(tok)):
                 r.done = True
