@@ -684,7 +684,7 @@ def _quality(form: str) -> float:
 def _unaddressed(tokens: list[Token]) -> list[Token]:
     """An entity without the greeting, thanks or farewell the entity reader took into it ("Goodnight,
     Marisol" is Marisol; "Heyyy" alone is nothing)."""
-    while tokens and (tokens[0].is_punct or place.social(tokens[0].lower_.strip(".,!"))):
+    while tokens and (tokens[0].is_punct or _phatic(tokens[0].text)):
         tokens = tokens[1:]
     return tokens
 
@@ -692,7 +692,11 @@ def _unaddressed(tokens: list[Token]) -> list[Token]:
 def _phatic_only(words: Sequence[str]) -> bool:
     """Whether a phrase only greets, thanks or takes leave ("Goodnight", "Heyyy", "Bye bye"): the
     entity reader often takes one, capitalised, for a person or a place."""
-    return bool(words) and all(place.social(w.lower().strip(".,!")) for w in words)
+    return bool(words) and all(_phatic(w) for w in words)
+
+
+def _phatic(word: str) -> bool:
+    return place.social(word.lower().strip(".,!"))
 
 
 _FRAME = "We talked about the "
