@@ -503,3 +503,8 @@ def test_two_new_subjects_never_share_a_title():
     continued = Candidate([], name="Bells", phrases=["bells"], existing="topics/bells.md")
     _distinct([continued, ringing], encode)  # a vault topic's name is the plan's to match (merge.match)
     assert (continued.name, ringing.name) == ("Bells", "Bells")
+    # the second takes no name a vault topic already has: the plan would join it there by the name
+    ringing = Candidate([], name="Bells", phrases=["bells", "quarter peal", "towers"], vector=np.array([0.9, 0.1, 0.0]))
+    trip = Candidate([], name="Bells", phrases=["bells", "long flights", "melbourne"], vector=np.array([0.3, 0.8, 0.2]))
+    _distinct([trip, ringing], encode, {"long flights"})
+    assert (ringing.name, trip.name) == ("Bells", "Melbourne")

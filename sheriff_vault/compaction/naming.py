@@ -882,19 +882,21 @@ def name_candidates(cands: list[Candidate], turns: list[Turn], prior: Sequence[P
         if cand.existing in names:
             cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode)
             cand.name, cand.aliases = names[cand.existing].name, []
-    _distinct(cands, encode)
+    _distinct(cands, encode, {p.name.lower() for p in prior})
 
 
-def _distinct(cands: list[Candidate], encode: Callable[[list[str]], np.ndarray]) -> None:
+def _distinct(cands: list[Candidate], encode: Callable[[list[str]], np.ndarray], taken: Set[str] = frozenset()
+              ) -> None:
     """No two new topics share a title: a person cannot tell two notes called "Bells" apart, and
     placement found them two subjects. Of two, the one the name is closer to in meaning keeps it; the
-    other takes its next title phrase not in use. (A new subject named as a vault topic is that topic's
-    to claim: the plan joins them by the name, merge.match.)"""
+    other takes its next title phrase not in use, here or by a vault topic in `taken` (whose name the
+    plan would join it to). (A new subject named as a vault topic is that topic's to claim: the plan
+    joins them by the name, merge.match.)"""
     by_name: dict[str, list[Candidate]] = {}
     for cand in cands:
         if not cand.existing and cand.name:
             by_name.setdefault(cand.name.lower(), []).append(cand)
-    used = set(by_name)
+    used = set(by_name) | set(taken) | {c.name.lower() for c in cands if c.existing}
     for group in (g for g in by_name.values() if len(g) > 1):
         vec = np.asarray(encode([group[0].name]), dtype=np.float32)[0]
         keeper = max(group, key=lambda c: float(vec @ c.vector) if c.vector is not None else -1.0)
