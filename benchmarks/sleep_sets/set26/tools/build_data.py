@@ -60,9 +60,9 @@ META = {
                       ['street party', 'party', 'summer party', 'road party', 'road closure', 'street closure',
                        'community party', 'neighbourhood party', 'bunting', 'party planning', 'street event',
                        'aldwick road']),
-            'dog': ("Paying Marcus's son Kieran (16) to walk her springer spaniel Bramble: the rate, the days, off-lead "
-                    "rules, a cyclist incident and a long line, longer walks, exam-week swaps, summer holiday walks "
-                    "and a week's care while she is away, the vet check",
+            'dog': ("Paying Marcus's son Kieran (16) to walk her springer spaniel Bramble: the rate, the days, "
+                    "off-lead rules, a cyclist incident and a long line, longer walks, exam-week swaps, summer "
+                    "holiday walks and a week's care while she is away, the vet check",
                     ['dog', 'dog walking', 'dog walker', 'dog walks', 'walking the dog', 'dog-walking', 'bramble',
                      'spaniel', 'springer spaniel', 'pet', 'walks', 'dog care', 'dog sitting']),
         },
@@ -86,9 +86,9 @@ META = {
                           'passport application', "son's passport", "kid's passport", 'hm passport office',
                           'passport office', 'hmpo', 'passport photo', 'holiday', 'algarve', 'portugal', 'faro',
                           'trip', 'travel']),
-            'exam': ("The ISO 27001 Lead Auditor certification her employer is paying for: the five-day course, booking "
-                     "the exam at a Manchester test centre, the study plan, the date, mock scores, the result, audit "
-                     "experience for full certification",
+            'exam': ("The ISO 27001 Lead Auditor certification her employer is paying for: the five-day course, "
+                     "booking the exam at a Manchester test centre, the study plan, the date, mock scores, the "
+                     "result, audit experience for full certification",
                      ['exam', 'certification', 'certification exam', 'work exam', 'lead auditor', 'iso 27001',
                       'iso 27001 lead auditor', 'auditor exam', 'auditor certification', 'revision', 'studying',
                       'study plan', 'mock exam', 'test', 'qualification', 'course', 'training']),
