@@ -270,17 +270,17 @@ def test_an_answer_to_the_assistant_stays_on_its_subject():
                         switch)
 
 
-def _walk(user_vectors: list[list[float]], trace: list[dict] | None = None) -> list[list[str]]:
+def _walk(user_vectors: list[list[float]], trace: list[dict] | None = None, first: str = "") -> list[list[str]]:
     """find_subjects over exchanges whose meaning is given as vectors (each user turn answered by a
-    bare "ok"); their words are all different, so likeness is meaning alone. Returns the user turn
-    ids of each subject."""
+    bare "ok"); their words are all different, so likeness is meaning alone. `first`: the first
+    user turn's words, when they matter. Returns the user turn ids of each subject."""
     from sheriff_vault.compaction.subjects import find_subjects
 
     words = ["amber", "basil", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "juniper"]
     talk: list[Turn] = []
     table: dict[str, list[float]] = {}
     for i, vec in enumerate(user_vectors):
-        text = f"{words[i]} {words[i]}s"
+        text = first if first and i == 0 else f"{words[i]} {words[i]}s"
         talk += [Turn("user", text, T0 + dt.timedelta(minutes=2 * i), f"u{i}"),
                  Turn("assistant", "ok", T0 + dt.timedelta(minutes=2 * i + 1), f"a{i}")]
         table[f"{text} ok"] = vec
@@ -308,6 +308,44 @@ def test_an_unlike_exchange_the_talk_leaves_again_stays_with_its_subject():
     """Counter-example: one exchange unlike the subject (a detail, an aside), and the next goes
     on with the subject: no new subject opens."""
     assert _walk([A, NEAR_A, A, UNLIKE_A, A, NEAR_A]) == [["u0", "u1", "u2", "u3", "u4", "u5"]]
+
+
+B = [0.0, 1.0, 0.0]
+BOTH = [0.7, 0.7, 0.0]  # as like A as like B
+
+
+@pytest.mark.parametrize("first,got", [
+    # an opening that counts the matters to come, like all of them: the first is judged without it
+    ("Three things this week, starting with the amber one.", [["u0", "u1"], ["u2", "u3"]]),
+    ("A few matters first, amber then the rest.", [["u0", "u1"], ["u2", "u3"]]),
+    # counter-example: an opening about one matter is that matter, and what is like it stays
+    ("The amber and its basil.", [["u0", "u1", "u2", "u3"]]),
+])
+def test_an_opening_that_counts_the_matters_to_come_does_not_hold_the_next_one(first: str, got: list):
+    """Example: "three things this week: the boiler, the car, the tax. boiler first" goes on about
+    the boiler; when the car comes up it opens its own subject, though the opening named it too."""
+    assert _walk([BOTH, A, B, B], first=first) == got
+
+
+def test_joining_subjects_found_apart_reads_the_opening_that_counted_the_matters():
+    """Example: "Three things. First: the roof is leaking" opens the roof subject with the roof's own
+    account; a remark the walk placed apart, like that account and unlike the roof's later talk,
+    joins the roof at the end. Counter-example: without the opening, it stays apart."""
+    import numpy as np
+
+    from sheriff_vault.compaction.subjects import Subject, _join_alike
+
+    def unit(*xs: float) -> np.ndarray:
+        v = np.asarray(xs, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+    def subjects(counted: bool) -> list[Subject]:
+        talk = turns("opening", "roof", "remark")
+        roof = Subject(talk[:2], [unit(0.7, 0, 0.7), unit(1, 0, 0)] if counted else [unit(1, 0, 0)], counted=counted)
+        return [roof, Subject(talk[2:], [unit(0.3, 0, 0.95)])]
+
+    assert len(_join_alike(subjects(True), {}, {})) == 1
+    assert len(_join_alike(subjects(False), {}, {})) == 2
 
 
 def test_the_last_exchange_opens_nothing_unannounced():

@@ -86,6 +86,18 @@ class Subject:
     name: str = ""  # ... and its name
     moved_to: bool = False  # the person moved the talk to it by a phrase of moving on
     lines: list[str] = field(default_factory=list)  # a vault topic's current lines
+    # opened by a person's turn that counts the matters to come ("two matters to sort out this week"):
+    # what follows may be any of them, not details of one
+    counted: bool = False
+    after: Counter[str] = field(default_factory=Counter)  # ... and the words said after that turn
+
+    def said(self) -> tuple[list[np.ndarray], Counter[str]]:
+        """Its exchanges' vectors and words, without an opening that counted the matters to come
+        once others follow it: that opening is like all of them, and the next matter is no part of
+        the first because the opening named both."""
+        if not self.counted or len(self.vectors) < 2:
+            return self.vectors, self.bag
+        return self.vectors[1:], self.after
 
 
 def _seeded(prior: PriorTopic) -> Subject:
@@ -174,9 +186,9 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         heads = heading_nouns(parsed)
         # a heading that names nothing the current subject has talked about moves the talk
         elsewhere = bool(heads) and current is not None and len(subjects[current].vectors) > YOUNG \
-            and not heads & set(subjects[current].bag)
+            and not heads & set(subjects[current].said()[1])
         added = added_nouns(parsed)  # "also my laptop is dying": so does a matter added beside it
-        beside = bool(added) and current is not None and not added & set(subjects[current].bag)
+        beside = bool(added) and current is not None and not added & set(subjects[current].said()[1])
         # measured on talk with an assistant; among people a subject drifts, and STAY_SOCIAL has it
         unlinked = current is not None and not social and not answers and likeness[current] < UNSHARED_LIKE \
             and not _asks(replied_to) and _unlinked(head, bag, subjects[current], weight)
@@ -186,7 +198,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         # a subject just raised keeps its short details; a long turn far from it is no detail, and
         # one raised by a turn that counts the matters to come ("two matters this week") has none
         young = current is not None and len(subjects[current].vectors) <= YOUNG and not social \
-            and len(said_words(head.content)) <= DETAIL_WORDS and not _raised_many(subjects[current])
+            and len(said_words(head.content)) <= DETAIL_WORDS and not subjects[current].counted
         chosen = current if answers and not switch else \
             _choose(likeness, current, switch or opens, pause or bool(RETURN_CUE.search(head.content)), young,
                     STAY_SOCIAL if social else STAY)
@@ -198,7 +210,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
                   f"{[round(x, 2) for x in likeness]} {head.content[:60]!r}")
         if chosen is None:
             # the person said they move on ("speaking of", "other thing") from talk it was not already like
-            subjects.append(Subject(moved_to=said_switch and (current is None or likeness[current] < JOIN)))
+            subjects.append(Subject(moved_to=said_switch and (current is None or likeness[current] < JOIN),
+                                    counted=head.role == "user" and previews(parsed)))
             chosen = len(subjects) - 1
         if trace is not None:
             trace.append(_why(head, subjects, likeness, current, chosen,
@@ -207,6 +220,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
                                "old value": holder is not None},
                               shift))
         subject = subjects[chosen]
+        if subject.counted and subject.vectors:
+            subject.after.update(bag)
         subject.turns += group
         subject.vectors.append(vec)
         subject.bag.update(bag)
@@ -253,13 +268,6 @@ def _holder(group: list[Turn], subjects: list[Subject]) -> int | None:
     holders = [k for k, s in enumerate(subjects)
                if any(mentions(text, old) for old in gone for text in [*(t.content for t in s.turns), *s.lines])]
     return holders[0] if len(holders) == 1 else None
-
-
-def _raised_many(subject: Subject) -> bool:
-    """Whether the subject was opened by a person's turn that counts the matters to come ("two matters
-    to sort out this week", "a few questions"): what follows may be any of them, not details of one."""
-    first = subject.turns[0] if subject.turns else None
-    return first is not None and first.role == "user" and previews(nlp.parse_one(first.content))
 
 
 def _asks(turn: Turn | None) -> bool:
@@ -323,13 +331,15 @@ def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[i
         if subject.existing:
             out.append(subject)
             continue
-        centroid = np.sum(subject.vectors, axis=0)
+        vectors, said = subject.said()
+        centroid = np.sum(vectors, axis=0)
         best, best_like = None, 0.0
         differs = any(DIFFERENT.search(t.content) for t in subject.turns[:2])
         for k, earlier in enumerate(out):
             if differs and earlier.existing:
                 continue
-            like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), subject.bag, earlier, weight, recent=False)
+            like = _likeness(centroid / (np.linalg.norm(centroid) or 1.0), said, earlier, weight, recent=False,
+                             whole=True)
             if like > best_like:
                 best, best_like = k, like
         bar = JOIN_MOVED if subject.moved_to else JOIN_ONE if len(subject.vectors) == 1 else JOIN
@@ -337,6 +347,8 @@ def _join_alike(subjects: list[Subject], weight: dict[str, float], order: dict[i
             out[best].turns += subject.turns
             out[best].vectors += subject.vectors
             out[best].bag.update(subject.bag)
+            if out[best].counted:
+                out[best].after.update(subject.bag)
         else:
             out.append(subject)
     for subject in out:
@@ -364,23 +376,27 @@ def _choose(likeness: list[float], current: int | None, switch: bool, reconsider
     return None
 
 
-def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict[str, float], recent: bool) -> float:
+def _likeness(vec: np.ndarray, bag: Counter[str], subject: Subject, weight: dict[str, float], recent: bool,
+              whole: bool = False) -> float:
     """Meaning and shared uncommon words, 0..1: against the subject's last few exchanges when it is
-    the current one (a subject drifts as it goes), against all of it otherwise."""
-    vectors = subject.vectors[-RECENT:] if recent else subject.vectors
+    the current one (a subject drifts as it goes), against all of it otherwise. `whole`: with an
+    opening that counted the matters to come (`Subject.said`), as subjects found apart are joined:
+    that opening is often the first matter's own account."""
+    vectors = subject.vectors if whole else subject.said()[0]
+    vectors = vectors[-RECENT:] if recent else vectors
     centroid = np.sum(vectors, axis=0)
     norm = float(np.linalg.norm(centroid)) or 1.0
     cosine = max(0.0, float(vec @ centroid) / norm)
     # a vault topic past CROWDED lines must be a clearer fit to grow: its words cover any turn
     crowded = min(1.0, (CROWDED / len(subject.vectors)) ** 0.5) if subject.existing else 1.0
-    return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * _shared(bag, subject, weight)))
+    return crowded * (0.65 * cosine + 0.35 * min(1.0, 2 * _shared(bag, subject, weight, whole)))
 
 
-def _shared(bag: Counter[str], subject: Subject, weight: dict[str, float]) -> float:
+def _shared(bag: Counter[str], subject: Subject, weight: dict[str, float], whole: bool = False) -> float:
     """The share of an exchange's words, by weight, that the subject has said."""
-    words = set(bag)
+    words, said = set(bag), subject.bag if whole else subject.said()[1]
     total = sum(weight.get(w, 0.0) for w in words) or 1.0
-    return sum(weight.get(w, 0.0) for w in words if w in subject.bag) / total
+    return sum(weight.get(w, 0.0) for w in words if w in said) / total
 
 
 def _bag(text: str) -> Counter[str]:
