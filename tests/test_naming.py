@@ -216,6 +216,18 @@ def test_a_value_the_subject_replaced_is_not_its_title():
     assert "ibuprofen" not in renamed.name.lower() and renamed.name
 
 
+def test_a_title_that_says_a_replaced_value_among_other_words_is_not_chosen():
+    """A teacher replaced ("the class is now with Mr Fennelly instead of Ms Duggan") leaves no
+    "Duggan's Class" title, though the title says more than the old value."""
+    texts = ["Davi starts in Ms Duggan's class at the primary school after Easter.",
+             "The school visit went well, Duggan's class has a reading corner.",
+             "Duggan's class is now with Mr Fennelly instead of Ms Duggan, she is on leave."]
+    other = [["The garden shed needs a new roof before winter."]]
+    assert "duggan" in name_subject(texts, other, set()).name.lower()
+    renamed = name_subject(texts, other, set(), replaced={"Duggan"})
+    assert "duggan" not in renamed.name.lower() and renamed.name
+
+
 @pytest.mark.parametrize("first_turn,title,not_title", [
     # an adjective the tagger reads as a participle still describes the noun it stands before
     ("We're building fitted wardrobes in the spare bedroom this month.", "fitted wardrobes", "wardrobes"),

@@ -135,3 +135,27 @@ def test_renaming_a_topic_keeps_the_old_name_as_an_alias_and_moves_its_file(tmp_
     moved = Topic.load(tmp_path / "topics" / "kitchen-extension.md")
     assert moved.name == "Kitchen extension" and moved.aliases == ["Quote"]
     assert "# Kitchen extension\n" in moved.body.text
+
+
+KNEE = [("Started ibuprofen for the sore knee, 400 mg with meals.", "Ibuprofen with meals, noted."),
+        ("The ibuprofen takes the edge off the knee by the afternoon.", "Good that the ibuprofen helps."),
+        ("Still on ibuprofen, the knee aches on the stairs.", "Noted.")]
+SWAPPED = [("The doctor put me on naproxen instead of ibuprofen for the knee now.",
+            "Naproxen now for the knee, noted.")]
+
+
+def test_a_topic_named_by_a_value_a_later_sleep_replaced_is_renamed(tmp_path: Path):
+    """Example: a topic titled by a painkiller the person later changed no longer says what holds; a
+    later sleep of one exchange renames it, keeping the old name as an alias. Counter-example: the
+    same sleep that replaces no value leaves the name (it adds too little to outgrow it)."""
+    root = make_vault(tmp_path)
+    [made] = sleep(root, "a", "2026-03-02", KNEE)["created"]
+    assert "ibuprofen" in made["name"].lower()
+    [now] = sleep(root, "b", "2026-03-05", SWAPPED)["updated"]
+    assert "ibuprofen" not in now["name"].lower() and f"renamed from {made['name']}" in now["summary"]
+    assert made["name"] in Topic.load(root / now["path"], now["path"]).aliases
+    other = make_vault(tmp_path / "other")
+    [kept] = sleep(other, "a", "2026-03-02", KNEE)["created"]
+    [same] = sleep(other, "b", "2026-03-05", [("The knee still aches on the stairs, ibuprofen with meals.",
+                                               "Noted.")])["updated"]
+    assert same["name"] == kept["name"]

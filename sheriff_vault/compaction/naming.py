@@ -33,7 +33,7 @@ from sheriff_vault.compaction.english import title as english
 from sheriff_vault.compaction.english.talk import PHATIC, describes_only, is_talk
 from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive, said_words
 from sheriff_vault.compaction.prior import PriorTopic
-from sheriff_vault.compaction.values import replaced_values
+from sheriff_vault.compaction.values import mentions, replaced_values
 from sheriff_vault.index.embed import of_meaning
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import STOPWORDS, rarity, sentences, stem, truncate
@@ -112,8 +112,12 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
         scored.append((spread * idf * quality * bonus * (1 + 0.5 * min(turns_with - 1, 3)), form))
     scored.sort(key=lambda x: (-x[0], x[1]))
     gone = {stem(w.lower()) for value in replaced for w in value.split()}
-    scored = [s for s in scored if not {stem(w.lower()) for w in s[1].split()} <= gone] or scored
-    intro = [form for form in intro if not {stem(w.lower()) for w in form.split()} <= gone]
+
+    def stale(form: str) -> bool:  # "Ibuprofen", "Duggan's class": a value the subject left behind
+        return {stem(w.lower()) for w in form.split()} <= gone or any(mentions(form, old) for old in replaced)
+
+    scored = [s for s in scored if not stale(s[1])] or scored
+    intro = [form for form in intro if not stale(form)]
     if encode is not None and centroid is not None and scored and of_meaning(encode):
         scored = _by_meaning(scored[:CANDIDATES], encode, centroid, intro)
     else:
@@ -778,11 +782,17 @@ def _renamed(cand: Candidate, prior: PriorTopic, texts: list[list[str]], i: int,
              encode: Callable[[list[str]], np.ndarray]) -> str:
     """A better name for the topic `cand` continues, named over all it says, when this slice at least
     doubles what the topic holds and its name has been outgrown (naming.outgrown); '' otherwise.
+    A name that says a value this slice replaced ("Ibuprofen" once the person moved to naproxen) no
+    longer names the subject, however little the slice adds.
     Whether a person chose the name is the sleep's to check (compact.py), not the slice's."""
-    if len(cand.units) < len(prior.texts):
+    replaced = replaced_values(cand.units)
+    stale = any(mentions(prior.name, old) for old in replaced)
+    if len(cand.units) < len(prior.texts) and not stale:
         return ""
     whole = name_subject(list(prior.texts) + texts[i], texts[:i] + texts[i + 1:],
-                         name_words(humans | {"Assistant"}), encode, cand.vector)
+                         name_words(humans | {"Assistant"}), encode, cand.vector, replaced=replaced)
+    if stale:
+        return whole.name if whole.name.lower() != prior.name.lower() else ""
     return outgrown(prior.name, whole)
 
 
