@@ -217,15 +217,15 @@ def test_a_value_the_subject_replaced_is_not_its_title():
 
 
 def test_a_title_that_says_a_replaced_value_among_other_words_is_not_chosen():
-    """A teacher replaced ("the class is now with Mr Fennelly instead of Ms Duggan") leaves no
-    "Duggan's Class" title, though the title says more than the old value."""
-    texts = ["Davi starts in Ms Duggan's class at the primary school after Easter.",
-             "The school visit went well, Duggan's class has a reading corner.",
-             "Duggan's class is now with Mr Fennelly instead of Ms Duggan, she is on leave."]
+    """A teacher replaced ("Mr Lindqvist teaches it instead of Ms Okafor") leaves no "Okafor's Class"
+    title, though the title says more than the old value."""
+    texts = ["Noa starts in Ms Okafor's class at the village school after the holidays.",
+             "The school visit went well, Okafor's class has a reading corner.",
+             "Okafor's class is taught by Mr Lindqvist instead of Ms Okafor until the summer."]
     other = [["The garden shed needs a new roof before winter."]]
-    assert "duggan" in name_subject(texts, other, set()).name.lower()
-    renamed = name_subject(texts, other, set(), replaced={"Duggan"})
-    assert "duggan" not in renamed.name.lower() and renamed.name
+    assert "okafor" in name_subject(texts, other, set()).name.lower()
+    renamed = name_subject(texts, other, set(), replaced={"Okafor"})
+    assert "okafor" not in renamed.name.lower() and renamed.name
 
 
 @pytest.mark.parametrize("first_turn,title,not_title", [

@@ -550,7 +550,7 @@ def _alike(ratio: float):
 
 
 BOILER = ["The plumber looked at the boiler this morning: the heat exchanger and the circulating pump both "
-          "failed, and the gas safety certificate runs out at the end of next month.",
+          "failed, and the gas safety certificate expires at the end of next month.",
           "The plumber wants two days to fit the new heat exchanger and the pump, and the gas safety "
           "check is free if he does the boiler work himself."]
 PIANO = ["our daughter Mia has been going to piano lessons with a teacher from the music school every "

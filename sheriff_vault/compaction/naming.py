@@ -113,7 +113,7 @@ def name_subject(texts: Sequence[str], others: Sequence[Sequence[str]], ignore: 
     scored.sort(key=lambda x: (-x[0], x[1]))
     gone = {stem(w.lower()) for value in replaced for w in value.split()}
 
-    def stale(form: str) -> bool:  # "Ibuprofen", "Duggan's class": a value the subject left behind
+    def stale(form: str) -> bool:  # "Ibuprofen", "Okafor's class": a value the subject left behind
         return {stem(w.lower()) for w in form.split()} <= gone or any(mentions(form, old) for old in replaced)
 
     scored = [s for s in scored if not stale(s[1])] or scored
