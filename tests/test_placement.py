@@ -159,6 +159,34 @@ def test_sleeping_session_by_session_with_the_model_continues_the_topics(vault: 
     assert topic_names(vault) == names
 
 
+@pytest.mark.parametrize(("said", "joins"), [
+    ("The operation went perfectly, colours are bright again.", True),
+    ("Our operation went perfectly, colours are bright again.", True),
+    ("An operation went perfectly, colours are bright again.", False),  # a new one, not the one known
+])
+def test_a_turn_that_names_a_vault_topic_as_a_thing_known_goes_on_with_it(said: str, joins: bool):
+    """A later session's "the operation went perfectly" goes on with the vault's "Operation" topic,
+    though its meaning alone is not close enough to move the talk there from the topic talked
+    about last; "an operation" names a new one and moves nothing."""
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    eye = PriorTopic("topics/operation.md", "Operation", ["Dr Ilves does it at the clinic on the 18th."],
+                     np.stack([vec(1, 0, 0)]), old)
+    claim = PriorTopic("topics/claim.md", "Flight claim", ["The airline owes 400 for the delay."],
+                       np.stack([vec(0, 1, 0)]), old + dt.timedelta(days=2))
+    turn = Turn("user", said, old + dt.timedelta(days=9), "t1")
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return np.stack([vec(0.3, 0.1, 0.95) for _ in texts])  # like the operation, not enough to return to it
+
+    trace: list[dict] = []
+    found = find_subjects([turn], encode, [eye, claim], trace)
+    holder = next(s for s in found if turn in s.turns)
+    assert (holder.existing == "topics/operation.md") is joins
+    assert ("named" in trace[0]["cues"]) is joins
+
+
 def test_a_crowded_vault_topic_must_fit_more_clearly_to_grow():
     """_likeness against a vault topic on its own, with hand-made vectors: past CROWDED lines the
     same fit counts for less (a large topic's words cover any turn); a subject of this sleep is

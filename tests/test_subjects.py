@@ -10,7 +10,7 @@ import pytest
 
 from sheriff_vault import nlp
 from sheriff_vault.compaction.compact import extract
-from sheriff_vault.compaction.cues import heading_nouns
+from sheriff_vault.compaction.cues import heading_nouns, refers_to
 from sheriff_vault.index.embed import hash_vectors
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import stem
@@ -682,3 +682,21 @@ def test_the_placement_trace_is_plain_json_when_an_assistant_speaks() -> None:
     find_subjects(talk, hash_vectors, trace=trace)
     assert trace and all(type(v) is float for entry in trace for v in entry["likeness"].values())
     json.dumps(trace)
+
+
+@pytest.mark.parametrize(("text", "name", "refers"), [
+    ("The loft conversion is signed off.", "Loft conversion", True),
+    ("Our loft conversion is signed off.", "Loft conversion", True),
+    ("That conversion took a month.", "Conversion", True),
+    ("Ilse's recital went well.", "Recital", True),
+    ("Harrowgate Stores rang back.", "Harrowgate Stores", True),
+    ("A loft conversion is what we want next.", "Loft conversion", False),  # a new one
+    ("We convert the loft in May.", "Conversion", False),  # no noun of that name
+    ("The conversion of the shed is done.", "Loft conversion", False),  # not the whole name
+    ("The 14 May slot is gone.", "14 May", False),  # a date names no topic
+    ("Any news on the loft conversion?", "Loft conversion", True),
+    ("The drawings were due before the knee gave way.", "Knee", False),  # it dates something else
+    ("Backups go to a bucket in Harrowgate.", "Harrowgate", False),  # a place said on the way
+])
+def test_a_turn_refers_to_a_thing_by_the_name_it_has(text: str, name: str, refers: bool) -> None:
+    assert refers_to(nlp.parse_one(text), name) is refers

@@ -369,6 +369,46 @@ class Named:
         return None
 
 
+def refers_to(doc: Doc, name: str) -> bool:
+    """The text is about a thing it calls by the name it has: the name's words, whole and in order,
+    as a proper name ("Fernhill Fair") or as a noun phrase that a definite or possessive determiner
+    makes one both speakers know ("the surgery", "our loft conversion"), standing where a sentence
+    says what it is about (`_what_it_is_about`). "A surgery" is a new one; "before the knee gave
+    way" only dates something else; a name with a number in it (a date, a version) names no topic."""
+    words = [stem(w) for w in name.lower().split()]
+    if not words or any(ch.isdigit() for ch in name):
+        return False
+    toks = [t for t in doc if not t.is_punct]
+    for i in range(len(toks) - len(words) + 1):
+        run = toks[i:i + len(words)]
+        if [stem(t.lower_) for t in run] != words or run[-1].pos_ not in _NOUNS or not _what_it_is_about(run[-1]):
+            continue
+        if all(t.pos_ == "PROPN" for t in run) or any(_given(c) for c in run[-1].children if c.i < run[0].i):
+            return True
+    return False
+
+
+def _what_it_is_about(noun: Token) -> bool:
+    """A noun standing where a sentence says what it is about: the subject or object of a clause of
+    its own (a main one, or one run on after a comma; not one a conjunction subordinates, "before
+    the knee gave way"), a verbless heading, or what "about" or "on" takes ("news on the loft")."""
+    if noun.dep_ == "ROOT":
+        return True
+    if noun.dep_ in ("nsubj", "nsubjpass", "dobj"):
+        clause = noun.head
+        return clause.dep_ in _OWN_CLAUSE and not any(c.dep_ == "mark" for c in clause.children)
+    return noun.dep_ == "pobj" and noun.head.lower_ in place.ABOUT
+
+
+_OWN_CLAUSE = ("ROOT", "ccomp", "conj", "parataxis")  # a clause no conjunction subordinates
+
+
+def _given(det: Token) -> bool:
+    """A determiner of something known: "the", "this", "that", or a possessive ("our", "Ana's")."""
+    return det.dep_ == "poss" or det.dep_ == "det" and (
+        "Def" in det.morph.get("Definite", []) or "Dem" in det.morph.get("PronType", []))
+
+
 def added_nouns(doc: Doc) -> set[str]:
     """The nouns of the subject of a clause a turn opens with "and", "meanwhile" or an additive adverb
     (english/place.py BESIDE, english/supersede.py ADDITIVE): "Also my laptop is dying", "And the tax

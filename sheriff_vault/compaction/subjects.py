@@ -32,6 +32,7 @@ from sheriff_vault.compaction.cues import (
     heading_nouns,
     ordinal,
     previews,
+    refers_to,
     reply_end,
     you_said,
 )
@@ -52,6 +53,7 @@ STAY_SOCIAL = 0.30  # the same where people chat among themselves (no assistant)
 RETURN = 0.30     # likeness an exchange needs to join a subject other than the current one
 RETURN_CLEAR = 0.225  # ... when it fits that subject clearly better (by CLEAR) than the current one
 CLEAR = 0.15
+NAMED = 0.1  # likeness a turn gains toward the one vault topic it names as a thing known ("the surgery")
 MARGIN = 0.08     # how much better another subject must fit before the talk is taken to have moved
 PAUSE_MINUTES = 45
 _DEBUG = bool(__import__('os').environ.get('SV_DEBUG_SUBJECTS'))
@@ -178,11 +180,15 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         differs = bool(DIFFERENT.search(head.content))  # never a topic the vault held before
         likeness = [0.0 if differs and s.existing else _likeness(vec, bag, s, weight, recent=(k == current)) - shift
                     for k, s in enumerate(subjects)]
+        parsed = nlp.parse_one(head.content)
+        # "the surgery went well": a turn that names one vault topic as a thing both know goes on with it
+        named = [k for k, s in enumerate(subjects) if s.existing and s.name and refers_to(parsed, s.name)]
+        if len(named) == 1 and not differs:
+            likeness[named[0]] += NAMED
         answers = current is not None and _answers(head, replied_to) \
             and max(likeness) - likeness[current] < ANSWER_MOVES
         pause = bool(last_at and head.at and (head.at - last_at).total_seconds() > PAUSE_MINUTES * 60)
         switch = said_switch = bool(SWITCH.search(head.content))
-        parsed = nlp.parse_one(head.content)
         heads = heading_nouns(parsed)
         # a heading that names nothing the current subject has talked about moves the talk
         elsewhere = bool(heads) and current is not None and len(subjects[current].vectors) > YOUNG \
@@ -217,7 +223,7 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
             trace.append(_why(head, subjects, likeness, current, chosen,
                               {"switch": switch, "heading": elsewhere, "beside": beside, "unlinked": unlinked,
                                "opens": opens, "pause": pause, "answers": bool(answers), "detail": young,
-                               "old value": holder is not None},
+                               "old value": holder is not None, "named": len(named) == 1 and not differs},
                               shift))
         subject = subjects[chosen]
         if subject.counted and subject.vectors:
