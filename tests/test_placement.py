@@ -160,28 +160,28 @@ def test_sleeping_session_by_session_with_the_model_continues_the_topics(vault: 
 
 
 @pytest.mark.parametrize(("said", "joins"), [
-    ("The operation went perfectly, colours are bright again.", True),
-    ("Our operation went perfectly, colours are bright again.", True),
-    ("An operation went perfectly, colours are bright again.", False),  # a new one, not the one known
+    ("The operation went smoothly, the knee bends again.", True),
+    ("Our operation went smoothly, the knee bends again.", True),
+    ("An operation went smoothly, the knee bends again.", False),  # a new one, not the one known
 ])
 def test_a_turn_that_names_a_vault_topic_as_a_thing_known_goes_on_with_it(said: str, joins: bool):
-    """A later session's "the operation went perfectly" goes on with the vault's "Operation" topic,
+    """A later session's "the operation went smoothly" goes on with the vault's "Operation" topic,
     though its meaning alone is not close enough to move the talk there from the topic talked
     about last; "an operation" names a new one and moves nothing."""
     from sheriff_vault.compaction.subjects import find_subjects
 
     old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-    eye = PriorTopic("topics/operation.md", "Operation", ["Dr Ilves does it at the clinic on the 18th."],
-                     np.stack([vec(1, 0, 0)]), old)
-    claim = PriorTopic("topics/claim.md", "Flight claim", ["The airline owes 400 for the delay."],
-                       np.stack([vec(0, 1, 0)]), old + dt.timedelta(days=2))
+    knee = PriorTopic("topics/operation.md", "Operation", ["Dr Ilves does it at the clinic on the 18th."],
+                      np.stack([vec(1, 0, 0)]), old)
+    shed = PriorTopic("topics/shed.md", "Garden shed", ["The shed base needs 40 paving slabs."],
+                      np.stack([vec(0, 1, 0)]), old + dt.timedelta(days=2))
     turn = Turn("user", said, old + dt.timedelta(days=9), "t1")
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.stack([vec(0.3, 0.1, 0.95) for _ in texts])  # like the operation, not enough to return to it
 
     trace: list[dict] = []
-    found = find_subjects([turn], encode, [eye, claim], trace)
+    found = find_subjects([turn], encode, [knee, shed], trace)
     holder = next(s for s in found if turn in s.turns)
     assert (holder.existing == "topics/operation.md") is joins
     assert ("named" in trace[0]["cues"]) is joins
