@@ -379,9 +379,10 @@ def refers_to(doc: Doc, name: str) -> bool:
     if not words or any(ch.isdigit() for ch in name):
         return False
     toks = [t for t in doc if not t.is_punct]
+    stems = [stem(t.lower_) for t in toks]
     for i in range(len(toks) - len(words) + 1):
         run = toks[i:i + len(words)]
-        if [stem(t.lower_) for t in run] != words or run[-1].pos_ not in _NOUNS or not _what_it_is_about(run[-1]):
+        if stems[i:i + len(words)] != words or run[-1].pos_ not in _NOUNS or not _what_it_is_about(run[-1]):
             continue
         if all(t.pos_ == "PROPN" for t in run) or any(_given(c) for c in run[-1].children if c.i < run[0].i):
             return True

@@ -779,13 +779,13 @@ SHARED_PENALTY = 0.5  # a one-liner loses this much of its closeness to another 
 
 
 def _renamed(cand: Candidate, prior: PriorTopic, texts: list[list[str]], i: int, humans: set[str],
-             encode: Callable[[list[str]], np.ndarray]) -> str:
+             encode: Callable[[list[str]], np.ndarray], replaced: Set[str]) -> str:
     """A better name for the topic `cand` continues, named over all it says, when this slice at least
     doubles what the topic holds and its name has been outgrown (naming.outgrown); '' otherwise.
     A name that says a value this slice replaced ("Ibuprofen" once the person moved to naproxen) no
     longer names the subject, however little the slice adds.
-    Whether a person chose the name is the sleep's to check (compact.py), not the slice's."""
-    replaced = replaced_values(cand.units)
+    Whether a person chose the name is the sleep's to check (compact.py), not the slice's.
+    `replaced`: the values the slice's corrections replaced (`replaced_values`)."""
     stale = any(mentions(prior.name, old) for old in replaced)
     if len(cand.units) < len(prior.texts) and not stale:
         return ""
@@ -816,12 +816,13 @@ def _opening(cand: Candidate, by_id: dict[str, Turn]) -> list[str] | None:
 
 def _describe(cand: Candidate, texts: list[str], others: list[list[str]], humans: set[str],
               encode: Callable[[list[str]], np.ndarray], other_vectors: Sequence[np.ndarray] = (),
-              opening: list[str] | None = None) -> None:
-    """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate."""
+              opening: list[str] | None = None, replaced: Set[str] = frozenset()) -> None:
+    """Name, one-liner, aliases, owner, entities, salience and time hint of a candidate. `replaced`:
+    the values its corrections replaced, never its title."""
     first = cand.units[0].turn if cand.units else None
     said = first.content if first is not None and first.role == "user" else None
     title = name_subject(texts, others, name_words(humans | {"Assistant"}), encode, cand.vector, opening, said,
-                         replaced_values(cand.units))
+                         replaced)
     cand.phrases = title.phrases
     # whose subject it is: a person named in the transcript, never a role ("User")
     named = Counter(u.turn.speaker for u in cand.units if u.turn.role == "user" and u.turn.speaker != "User")
@@ -887,10 +888,12 @@ def name_candidates(cands: list[Candidate], turns: list[Turn], prior: Sequence[P
     nlp.parse(text for group in texts for text in group)  # naming reads every subject's texts: one batch
     names = {p.path: p for p in prior}
     for i, cand in enumerate(cands):
+        replaced = replaced_values(cand.units)
         _describe(cand, texts[i], texts[:i] + texts[i + 1 :], humans, encode,
-                  [c.vector for c in cands if c is not cand and c.vector is not None], _opening(cand, by_id))
+                  [c.vector for c in cands if c is not cand and c.vector is not None], _opening(cand, by_id),
+                  replaced)
         if cand.existing in names:
-            cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode)
+            cand.rename = _renamed(cand, names[cand.existing], texts, i, humans, encode, replaced)
             cand.name, cand.aliases = names[cand.existing].name, []
     _distinct(cands, encode, {p.name.lower() for p in prior})
 
