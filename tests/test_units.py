@@ -204,6 +204,40 @@ def test_a_date_without_a_year_is_the_one_a_person_means(said, written):
     assert annotate_times(said, dt.datetime(2026, 4, 13, 19, 26, tzinfo=dt.UTC), "UTC")[0] == written
 
 
+@pytest.mark.parametrize("said,written", [
+    # one year said for the dates listed with it, in the past or ahead
+    ("The mill opened on 14 May 1902, its first shipment out on 2 June.",
+     "The mill opened on 14 May 1902, its first shipment out on 2 June 1902."),
+    ("We fly out on 3 March 2027 and come back on 10 March.",
+     "We fly out on 3 March 2027 and come back on 10 March 2027."),
+    ("They married on 12 June 1998 and had the party on 20 June.",
+     "They married on 12 June 1998 and had the party on 20 June 1998."),
+    # a clause of another tense places its own date
+    ("The lease started on 1 May 2020 and it renews on 1 May.",
+     "The lease started on 1 May 2020 and it renews on 1 May 2026."),
+    ("She joined on 5 January 2015, and her review is on 20 May.",
+     "She joined on 5 January 2015, and her review is on 20 May 2026."),
+    # no year said: read against now, as before
+    ("The fair is on 2 May and the fete on 9 May.", "The fair is on 2 May 2026 and the fete on 9 May 2026."),
+])
+def test_a_date_without_a_year_takes_the_year_said_with_the_dates_beside_it(said, written):
+    """The year goes after the date it belongs to, not after the same words said earlier with a
+    year of their own."""
+    from sheriff_vault.compaction.units import annotate_times
+
+    assert annotate_times(said, dt.datetime(2026, 4, 13, 19, 26, tzinfo=dt.UTC), "UTC")[0] == written
+
+
+@pytest.mark.parametrize("said,written", [
+    ("The review dragged on until 30 March.", "The review dragged on until 30 March (30 March 2026)."),
+    ("I'll have the draft done by 30 April.", "I'll have the draft done by 30 April (30 April 2026)."),
+])
+def test_a_deadline_in_a_clause_about_the_past_was_a_past_day(said, written):
+    from sheriff_vault.compaction.units import annotate_times
+
+    assert annotate_times(said, dt.datetime(2026, 4, 13, 19, 26, tzinfo=dt.UTC), "UTC")[0] == written
+
+
 def test_the_nth_is_the_date_said_earlier_with_that_day_while_it_is_ahead():
     """"a wedding on the 19th, so the recital moves" is about the recital's 19 September said two
     days before, not the 19th of this month."""

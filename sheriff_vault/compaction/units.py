@@ -606,6 +606,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     toks = list(nlp.parse_one(sent)) if toks is None else toks
     starts = _at_char(sent, toks)
     found = []
+    tensed: set[tuple[int, int]] = set()  # the time phrases whose clause has a tensed verb of its own
     for w in timewin.find_all(sent, at, tz):
         first = next((t for k, t in sorted(starts.items()) if w.span[0] <= k < w.span[1]), None)
         prefer = _tense(first)
@@ -620,6 +621,8 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
         if prefer == "past" and w.phrase.lower().startswith("in ") and w.relative:
             continue  # "sold 40 bags in 3 weeks": how long it took, not when
         found.append((w, prefer))
+        if first is not None and _has_tense(first):
+            tensed.add(w.span)
     behind = any(w.granularity in ("year", "range") and w.relative and w.end is not None and w.end <= at
                  and "year" in w.phrase.lower() for w, _ in found)
     date_prefer = "past" if behind or any(t.lemma_ in TAKING_PLACE and t.tag_ in ("VBD", "VBN") for t in toks) \
@@ -634,24 +637,30 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             edits.append((m.end(), f" {year}"))
             taken.append(m.span())
     named: dict[int, dt.datetime] = {}  # where a date said with its month ends -> its start, as written out
+    with_year = [(w.span[1], w.start, tense) for w, tense in found
+                 if w.start is not None and not w.relative and _dated(w, at, tz)]
     for w, prefer in found:
         if any(a <= w.span[0] < b for a, b in taken):
             continue
-        phrase, end = w.phrase, w.span[1]
+        phrase, span = w.phrase, w.span
+        end = span[1]
         if _dated(w, at, tz):
             if not w.relative:
                 named |= _month_named(w, end)
                 continue
             w = _year_left_open(phrase, at, tz, date_prefer)
             if w.start is not None:
-                edits.append((_end_of(sent, phrase), f" {w.start.astimezone(ZoneInfo(tz)).year}"))
+                year = _year_said_beside(w.start, end, with_year, prefer if span in tensed else "")
+                edits.append((end, f" {year}"))
         elif w.start is None and w.end is not None:  # a deadline: by, before, until
-            deadline = timewin.resolve(re.sub(r"^\S+\s+", "on ", phrase), at, tz, prefer="future")
+            # "it dragged on till 30 March": a deadline in a clause about the past was a past day
+            deadline = timewin.resolve(re.sub(r"^\S+\s+", "on ", phrase), at, tz,
+                                       prefer="past" if prefer == "past" else "future")
             if deadline.granularity != "day":
                 continue
             w = deadline
             if deadline.label(tz).replace(",", "").lower() not in phrase.replace(",", "").lower():
-                edits.append((_end_of(sent, phrase), f" ({deadline.label(tz)})"))
+                edits.append((end, f" ({deadline.label(tz)})"))
         elif w.granularity in ("range", "instant"):
             continue
         else:
@@ -659,9 +668,9 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
                 w = _year_left_open(phrase, at, tz, date_prefer)  # its month named without a year
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
-                    or _said_beside(sent, phrase, at, tz):
+                    or _said_beside(sent, end, at, tz):
                 continue
-            edits.append((_end_of(sent, phrase), f" ({label})"))
+            edits.append((end, f" ({label})"))
             if (w.granularity == "day" and w.start and w.end and w.end <= at + dt.timedelta(days=1)
                     and (prefer == "past" or w.end <= at)):  # "we met on Friday", "yesterday at the pool"
                 event_day = event_day or w.start
@@ -692,10 +701,11 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     return out, hint, event_day
 
 
-def _said_beside(sent: str, phrase: str, at: dt.datetime, tz: str) -> bool:
-    """The sentence names a calendar day right after the phrase ("this Wednesday, 6 May"): the
-    person said which day, so nothing is added, even where the phrase alone would be read as another."""
-    after = sent[_end_of(sent, phrase):][:24]
+def _said_beside(sent: str, end: int, at: dt.datetime, tz: str) -> bool:
+    """The sentence names a calendar day right after the phrase that ends at `end` ("this Wednesday,
+    6 May"): the person said which day, so nothing is added, even where the phrase alone would be
+    read as another."""
+    after = sent[end:][:24]
     lead = len(after) - len(after.lstrip(" ,(-–"))
     return any(w.span[0] == lead and w.granularity == "day" and _dated(w, at, tz)
                for w in timewin.find_all(after, at, tz))
@@ -739,9 +749,31 @@ def _dated(w: timewin.Window, at: dt.datetime, tz: str) -> bool:
     return back != ahead
 
 
-def _end_of(sent: str, phrase: str) -> int:
-    i = sent.find(phrase)
-    return i + len(phrase) if i >= 0 else 0
+def _year_said_beside(day: dt.datetime, end: int, with_year: list[tuple[int, dt.datetime, str]], tense: str) -> int:
+    """The year to write after a date said without one (`day`, read against now; the phrase ends at
+    `end`): the year of the nearest date the sentence says with its year ("the mill opened on 14 May
+    1902, its first shipment out on 2 June"; "out on 3 March 2027, back on 10 March": one year said
+    for the dates listed with it), unless the date's clause has a tense of its own (`tense`, "" for none) that
+    differs from that date's ("started on 1 May 2020, and it renews on 1 May": the next 1 May)."""
+    for _, said, said_tense in sorted(with_year, key=lambda s: abs(s[0] - end)):
+        if not tense or tense == said_tense:
+            with contextlib.suppress(ValueError):  # 29 February
+                return day.replace(year=said.year).year
+        break
+    return day.year
+
+
+def _has_tense(tok: Token) -> bool:
+    """The clause a time phrase belongs to has a tensed verb of its own ("renews on 1 May", "had the
+    party on 20 June"), not a participle or none ("shipped on 2 June", "back on 10 March"); one
+    that dates a noun has none either, as `_tense` reads it ("its first shipment out on 2 June")."""
+    while tok.pos_ not in ("VERB", "AUX"):
+        head = tok.head
+        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
+            return False
+        tok = head
+    return tok.tag_ in ("VBD", "VBZ", "VBP", "MD") or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ in ("VBD", "VBZ", "VBP", "MD") for c in tok.children)
 
 
 def _year_of(day: int, month: int, at: dt.datetime, tz: str, prefer: str) -> int | None:
