@@ -700,3 +700,28 @@ def test_the_placement_trace_is_plain_json_when_an_assistant_speaks() -> None:
 ])
 def test_a_turn_refers_to_a_thing_by_the_name_it_has(text: str, name: str, refers: bool) -> None:
     assert refers_to(nlp.parse_one(text), name) is refers
+
+
+def test_words_said_past_what_the_model_reads_still_link_the_next_turn():
+    """The model reads an exchange's first 1,200 characters and its words are read whole: a reply
+    that ends, far past that cut, on what to check next is what the person's next turn takes up."""
+    import numpy as np
+
+    from sheriff_vault.compaction.subjects import find_subjects
+
+    filler = " ".join(["The weather held all week and the garden looked fine."] * 20)
+    talk = [Turn("user", f"I am the executor of my aunt's estate. {filler}", T0, "t1", "Ru"),
+            Turn("assistant", f"Happy to help. {filler} Before the valuation, find the pension statements, "
+                              "the premium bonds and the lodge subscription.", T0 + dt.timedelta(minutes=1), "t2",
+                 "assistant"),
+            Turn("user", "Found the pension statements and the premium bonds certificates in the bureau, and the "
+                         "lodge subscription is cancelled, so the valuation can go ahead with the solicitor next "
+                         "month.",
+                 T0 + dt.timedelta(minutes=2), "t3", "Ru"),
+            Turn("assistant", "Good.", T0 + dt.timedelta(minutes=3), "t4", "assistant")]
+
+    def encode(texts: list[str]):
+        return np.eye(len(texts), 8, dtype=np.float32)  # no two exchanges alike in meaning: words decide
+
+    assert len(" ".join(t.content for t in talk[:2])) > 1200
+    assert [[t.id for t in s.turns] for s in find_subjects(talk, encode)] == [["t1", "t2", "t3", "t4"]]

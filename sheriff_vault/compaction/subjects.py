@@ -141,6 +141,8 @@ def _talk(turns: list[Turn]) -> list[Turn]:
 
 
 def _texts(groups: list[list[Turn]]) -> list[str]:
+    """What the model reads of each exchange: its first 1,200 characters, about as many word pieces
+    as the bundled model takes (256)."""
     return [" ".join(t.content for t in g)[:1200] for g in groups]
 
 
@@ -156,9 +158,8 @@ def find_subjects(turns: list[Turn], encode: Callable[[list[str]], np.ndarray],
         return []
     social = not any(t.role == "assistant" for t in talk)  # people chatting: subjects drift fast
     nlp.parse(t.content for t in talk)  # one batch; the cues below read these parses
-    texts = _texts(groups)
-    vectors = np.asarray(encode(texts), dtype=np.float32)
-    bags = [_bag(text) for text in texts]
+    vectors = np.asarray(encode(_texts(groups)), dtype=np.float32)
+    bags = [_bag(" ".join(t.content for t in g)) for g in groups]  # every word: only the model reads a text cut
     # where people chat among themselves, likeness is taken as it is: BACKGROUND was measured on
     # talk with an assistant, and STAY_SOCIAL on raw likeness
     shifts = [0.0] * len(vectors) if social else _shifts(vectors)
