@@ -753,8 +753,9 @@ def _year_said_beside(day: dt.datetime, end: int, with_year: list[tuple[int, dt.
     """The year to write after a date said without one (`day`, read against now; the phrase ends at
     `end`): the year of the nearest date the sentence says with its year ("the mill opened on 14 May
     1902, its first shipment out on 2 June"; "out on 3 March 2027, back on 10 March": one year said
-    for the dates listed with it), unless the date's clause has a tense of its own (`tense`, "" for none) that
-    differs from that date's ("started on 1 May 2020, and it renews on 1 May": the next 1 May)."""
+    for the dates listed with it), unless the date's clause has a tense of its own (`tense`, "" for
+    none) that differs from that date's ("started on 1 May 2020, and it renews on 1 May": the next
+    1 May)."""
     for _, said, said_tense in sorted(with_year, key=lambda s: abs(s[0] - end)):
         if not tense or tense == said_tense:
             with contextlib.suppress(ValueError):  # 29 February
@@ -765,8 +766,8 @@ def _year_said_beside(day: dt.datetime, end: int, with_year: list[tuple[int, dt.
 
 def _has_tense(tok: Token) -> bool:
     """The clause a time phrase belongs to has a tensed verb of its own ("renews on 1 May", "had the
-    party on 20 June"), not a participle or none ("shipped on 2 June", "back on 10 March"); one
-    that dates a noun has none either, as `_tense` reads it ("its first shipment out on 2 June")."""
+    party on 20 June"), not a participle or none ("the forms signed on 2 June", "back on 10 March");
+    one that dates a noun has none either, as `_tense` reads it ("its first shipment out on 2 June")."""
     while tok.pos_ not in ("VERB", "AUX"):
         head = tok.head
         if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
