@@ -530,6 +530,7 @@ def _depends(toks: list[Token]) -> list[str]:
 
 
 _OWN_TENSE = ("aux", "auxpass", "nsubj", "nsubjpass")  # what a joined verb has when its tense is its own
+_TENSED = ("VBD", "VBZ", "VBP", "MD")  # the tags of a verb or an auxiliary that carries a tense
 
 
 def _tense(tok: Token | None) -> str:
@@ -541,21 +542,17 @@ def _tense(tok: Token | None) -> str:
     Sunday") has its governing verb's, unless that verb looks ahead ("agreed to meet on Thursday");
     a verb joined to another with no subject or auxiliary of its own shares its form ("add the index
     and rerun it": the tagger may read "rerun" as a past)."""
-    described = False  # the time phrase dates a state ("tired from Saturday"), not an event
-    while tok is not None and tok.pos_ not in ("VERB", "AUX"):
-        head = tok.head
-        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
-            return "nearest"
-        described = described or head.pos_ == "ADJ"
-        tok = head
-    while tok is not None and tok.head.i != tok.i and (
+    if tok is None:
+        return "nearest"
+    tok, described = _clause_verb(tok)  # described: the phrase dates a state ("tired from Saturday")
+    if tok is None:
+        return "nearest"
+    while tok.head.i != tok.i and (
             (tok.dep_ == "xcomp" and tok.tag_ == "VB") or (tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
                                                            and not any(c.dep_ in _OWN_TENSE for c in tok.children))):
         if tok.dep_ == "xcomp" and tok.head.lemma_ in LOOKING_AHEAD:
             return "nearest"
         tok = tok.head
-    if tok is None:
-        return "nearest"
     aux = [c for c in tok.children if c.dep_ in ("aux", "auxpass")]
     if any(a.tag_ == "MD" and a.lemma_ in ("will", "shall") for a in aux) \
             or (tok.lemma_ == "go" and tok.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in tok.children)) \
@@ -568,6 +565,20 @@ def _tense(tok: Token | None) -> str:
     if not described and _present(tok if not aux else aux[-1]) and (not aux or tok.tag_ == "VBN"):
         return "future"
     return "nearest"
+
+
+def _clause_verb(tok: Token) -> tuple[Token | None, bool]:
+    """The verb whose clause the time phrase starting at `tok` belongs to: None when the phrase dates
+    a noun ("the dentist on Monday, got it") or no verb governs it; and whether an adjective came on
+    the way, the phrase dating a state."""
+    described = False
+    while tok.pos_ not in ("VERB", "AUX"):
+        head = tok.head
+        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
+            return None, described
+        described = described or head.pos_ == "ADJ"
+        tok = head
+    return tok, described
 
 
 def _present(verb: Token) -> bool:
@@ -642,8 +653,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     for w, prefer in found:
         if any(a <= w.span[0] < b for a, b in taken):
             continue
-        phrase, span = w.phrase, w.span
-        end = span[1]
+        phrase, span, end = w.phrase, w.span, w.span[1]
         if _dated(w, at, tz):
             if not w.relative:
                 named |= _month_named(w, end)
@@ -756,25 +766,23 @@ def _year_said_beside(day: dt.datetime, end: int, with_year: list[tuple[int, dt.
     for the dates listed with it), unless the date's clause has a tense of its own (`tense`, "" for
     none) that differs from that date's ("started on 1 May 2020, and it renews on 1 May": the next
     1 May)."""
-    for _, said, said_tense in sorted(with_year, key=lambda s: abs(s[0] - end)):
-        if not tense or tense == said_tense:
-            with contextlib.suppress(ValueError):  # 29 February
-                return day.replace(year=said.year).year
-        break
+    if not with_year:
+        return day.year
+    _, said, said_tense = min(with_year, key=lambda s: abs(s[0] - end))
+    if tense and tense != said_tense:
+        return day.year
+    with contextlib.suppress(ValueError):  # 29 February, in a year without one
+        return day.replace(year=said.year).year
     return day.year
 
 
 def _has_tense(tok: Token) -> bool:
     """The clause a time phrase belongs to has a tensed verb of its own ("renews on 1 May", "had the
     party on 20 June"), not a participle or none ("the forms signed on 2 June", "back on 10 March");
-    one that dates a noun has none either, as `_tense` reads it ("its first shipment out on 2 June")."""
-    while tok.pos_ not in ("VERB", "AUX"):
-        head = tok.head
-        if head.i == tok.i or (head.pos_ in ("NOUN", "PROPN", "PRON") and head.ent_type_ not in nlp.WHEN):
-            return False
-        tok = head
-    return tok.tag_ in ("VBD", "VBZ", "VBP", "MD") or any(
-        c.dep_ in ("aux", "auxpass") and c.tag_ in ("VBD", "VBZ", "VBP", "MD") for c in tok.children)
+    one that dates a noun has none either ("its first shipment out on 2 June")."""
+    verb, _ = _clause_verb(tok)
+    return verb is not None and (verb.tag_ in _TENSED or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ in _TENSED for c in verb.children))
 
 
 def _year_of(day: int, month: int, at: dt.datetime, tz: str, prefer: str) -> int | None:
