@@ -46,6 +46,14 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("Rather than Friday 3 May, we meet on Monday 6 May.", [("Monday 6 May", "Friday 3 May")]),
     ("Instead of waiting for the van, she rang at 5 pm.", []),
     ("He said that instead of 20 chairs we can borrow benches.", []),
+    # a point or a comma inside a number ends no clause
+    ("The rent went up from 1,200 EUR to 1,450 EUR.", [("1,450 EUR", "1,200 EUR")]),
+    ("The price is not 12.50 but 14.00.", [("14.00", "12.50")]),
+    ("We moved from Leeds, to York.", []),
+    # an article and words that only describe a value stand before it, not instead of it
+    ("It is 50 EUR now, not the original 40 EUR.", [("50 EUR", "40 EUR")]),
+    ("They raised the fee from the usual 30 EUR to 45 EUR.", [("45 EUR", "30 EUR")]),
+    ("They raised the fee from the village hall to 45 EUR.", []),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -54,6 +62,7 @@ def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
 @pytest.mark.parametrize("text,reworded", [
     ("Not sage green but dark blue, the green looked grey.", "Dark blue, not sage green, the green looked grey."),
     ("the cutover moved from 21 March to 28 March", "the cutover moved to 28 March (from 21 March)"),
+    ("they raised the fee from the usual 30 EUR to 45 EUR", "they raised the fee to 45 EUR (from the usual 30 EUR)"),
     ("The depot has 48 vans, not 44.", "The depot has 48 vans, not 44."),
     # a fronted contrast says the old value first: the line opens on the one that holds
     ("Assistant: So instead of 640 EUR the repair came to 585 EUR.",

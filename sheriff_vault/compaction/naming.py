@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 MAX_WORDS = 3
 # a day's name or a cut of it of three letters or more ("thurs"), and "weds", the one common cut that is none
 WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1)) | {"weds"}
+# a month's name, which the tagger reads as a date only when it is capitalised ("5 march" is a noun)
+MONTHS = frozenset(n.lower() for n in calendar.month_name[1:])
 NOMINAL = frozenset({"NOUN", "PROPN"})
 # numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
 COUNTED = nlp.WHEN | {"CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"}
@@ -673,8 +675,8 @@ def _quality(form: str) -> float:
         return 0.0  # an interjection after a noun ("the boot sale lol"), read as the phrase's head
     if len(words) == 1 and is_talk(head) or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
-    if len(words) == 1 and _a_time(head):
-        return 0.0  # "summer", "weekend": a time dates a subject, as a weekday does
+    if len(words) == 1 and (_a_time(head) or head in MONTHS):
+        return 0.0  # "summer", "weekend", "march": a time dates a subject, as a weekday does
     score = 1.0
     if all(kind.proper) and len(words) == 1 or kind.person:
         score *= 0.3  # a lone name: a person, a place, a company; a person however introduced

@@ -378,18 +378,18 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
     said = values(doc)
     pairs: list[tuple[str, str]] = []
     for m in NEW_THEN_OLD.finditer(text):
-        old = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        old = _value_from(said, m.end(), doc) or _phrase_after(doc, m.end())
         new = _value_before(said, m.start(), old) if isinstance(old, Value) else _contrasted(doc, m.start(), m.end())
         if new is None and isinstance(old, Value) and _fronted(doc, m.start()):
             new = _value_after(said, old, doc)
         _add(pairs, new, old)
     for m in OLD_THEN_NEW.finditer(text):
-        _add(pairs, _value_from(said, m.end()) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"))
+        _add(pairs, _value_from(said, m.end(), doc) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"), doc)
              or m["old"])
     for m in FROM_TO.finditer(text):
         if _changes(doc.char_span(0, m.start(), alignment_mode="expand") or doc[:0], verbs_only=True) \
                 or any(w.lower() in _DIRECTIONS for w in text[: m.start()].split()[-1:]):
-            _add(pairs, _value_from(said, m.end()), _value_from(said, m.start("old")))
+            _add(pairs, _value_from(said, m.end(), doc), _value_from(said, m.start("old"), doc))
     for m in ARROW.finditer(text):
         _add(pairs, _value_from(said, m.end()), _value_before(said, m.start(), None))
     return pairs
@@ -415,9 +415,21 @@ def _text(value: Value | str) -> str:
     return " ".join(words)
 
 
-def _value_from(said: list[Value], at: int) -> Value | None:
-    """The value said right at `at` (after "the" at most)."""
-    return next((v for v in said if at <= v.start <= at + 4), None)
+def _value_from(said: list[Value], at: int, doc: Doc | None = None) -> Value | None:
+    """The value said right at `at`: after "the" at most, or, with the parse, after an article and
+    words that only describe it ("from the estimated 612 EUR", "not the original 40 EUR")."""
+    first = next((v for v in said if v.start >= at), None)
+    if first is None or first.start > at + 4 and (doc is None or not _describes_only(doc, at, first.start)):
+        return None
+    return first
+
+
+def _describes_only(doc: Doc, start: int, end: int) -> bool:
+    """Whether the words from `start` to `end` are an article and modifiers, nothing a value could
+    belong to instead (no noun, no clause's verb, no punctuation): at most three of them."""
+    between = [t for t in doc if start <= t.idx < end]
+    return 0 < len(between) <= 3 and all(
+        t.pos_ in ("DET", "ADJ", "ADV") or (t.dep_ == "amod" and t.pos_ == "VERB") for t in between)
 
 
 def _fronted(doc: Doc, at: int) -> bool:
@@ -619,15 +631,15 @@ def _reworded(text: str) -> str:
     said = values(doc)
     m = OLD_THEN_NEW.search(text)
     if m:
-        new = _value_from(said, m.end()) or _phrase_after(doc, m.end())
+        new = _value_from(said, m.end(), doc) or _phrase_after(doc, m.end())
         if new is not None:
             end = new.end if isinstance(new, Value) else text.index(new, m.end()) + len(new)
             return _put(text, m.start(), end, f"{_text(new)}, not {m['old'].strip()}")
     m = FROM_TO.search(text)
     if m and _changes(doc, verbs_only=True):
-        new, old = _value_from(said, m.end()), _value_from(said, m.start("old"))
+        new, old = _value_from(said, m.end(), doc), _value_from(said, m.start("old"), doc)
         if isinstance(new, Value) and isinstance(old, Value):
-            return _put(text, m.start(), new.end, f"to {new.text} (from {old.text})")
+            return _put(text, m.start(), new.end, f"to {new.text} (from {text[m.start('old'):old.end]})")
     m = ARROW.search(text)
     if m:
         new, old = _value_from(said, m.end()), _value_before(said, m.start(), None)

@@ -63,17 +63,18 @@ NEW_THEN_OLD = Cue(
 
 OLD_THEN_NEW = Cue(
     "old_then_new",
-    r"\bnot\s+(?P<old>[^,.;!?]{1,40}?),?\s+but\s+",
+    r"\bnot\s+(?P<old>(?:(?![,.;!?](?!\d)).){1,40}?),?\s+but\s+",
     "'not Y but X' negates the first term and asserts the second",
-    examples=("not sage green but dark blue", "Not Tuesday, but Friday."),
+    examples=("not sage green but dark blue", "Not Tuesday, but Friday.", "not 12.50 but 14.00"),
     counter=("not bad, and cheap", "but not today"),
 )
 
 FROM_TO = Cue(
     "from_to",
-    r"\bfrom\s+(?P<old>[^,.;!?]{1,40}?)\s+(?:to|->|→)\s+",
-    "'from Y to X' after a verb of change gives the value left and the value reached",
-    examples=("moved from 21 March to 28 March", "up from 20 to 24 people"),
+    r"\bfrom\s+(?P<old>(?:(?![,.;!?](?!\d)).){1,40}?)\s+(?:to|->|→)\s+",
+    "'from Y to X' after a verb of change gives the value left and the value reached; a point or a "
+    "comma inside a number ends no clause",
+    examples=("moved from 21 March to 28 March", "up from 20 to 24 people", "raised from 1,200.50 to 1,450"),
     counter=("from Monday until Friday", "a train to Berlin"),
 )
 
