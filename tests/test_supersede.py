@@ -54,6 +54,15 @@ CONV = "conversations/2026/03/09/090000-a.md"
     ("It is 50 EUR now, not the original 40 EUR.", [("50 EUR", "40 EUR")]),
     ("They raised the fee from the usual 30 EUR to 45 EUR.", [("45 EUR", "30 EUR")]),
     ("They raised the fee from the village hall to 45 EUR.", []),
+    # a code of digits and letters names a thing (a plot, a gate, a flight), whatever its tag
+    ("Our plot is 73B, not 37B.", [("73B", "37B")]),
+    ("The gate changed to B12, not B21.", [("B12", "B21")]),
+    # a name or a code said alone, then a sentence that opens on its negated rival
+    ("4A!\nNot 18C.\nI had the numbers backwards.", [("4A", "18C")]),
+    ("Tuesday! Not Monday.", [("Tuesday", "Monday")]),
+    ("Thanks! Not today.", []),
+    ("Great. Not bad at all.", []),
+    ("Sarah said yes. Not John.", []),
 ])
 def test_value_pairs_read_what_a_sentence_says_changed(text: str, pairs: list):
     assert value_pairs(text) == pairs
@@ -853,3 +862,24 @@ def test_a_count_named_as_replaced_strikes_the_line_that_counted_the_same_noun(t
     unit.corrects = [("14 places", "12")]
     struck = supersede(topic, [unit], "2026-03-12")
     assert [text for text, _ in struck] == ["Lena: The studio said 12 places on the mats for the spring term."]
+
+
+@pytest.mark.parametrize("one_liner,kept", [
+    # what is left once the struck sentence goes is a summary of its own
+    ("Lease signed: plot 12C at the Riverside allotments. Rent is 40 EUR a year, water included.",
+     "Rent is 40 EUR a year, water included."),
+    # a scrap of a few words is none: the correction's own line sums the topic up instead
+    ("Lease signed: plot 12C at the Riverside allotments. 40 EUR a year…", "21C! Not 12C. The lease says 21C."),
+])
+def test_a_one_liner_that_loses_its_struck_sentence_keeps_a_summary(tmp_path: Path, one_liner: str, kept: str):
+    from types import SimpleNamespace
+
+    from sheriff_vault.compaction.merge import settle
+    from sheriff_vault.compaction.parts import Change
+
+    topic = new_topic(tmp_path / "allotment.md", "Allotment", one_liner=one_liner, now=T0)
+    said = "21C! Not 12C. The lease says 21C."
+    correction = SimpleNamespace(body=said, fact=said, text=said, corrects=[])
+    struck = [("Ines: Lease signed: plot 12C at the Riverside allotments.", correction)]
+    settle(topic, [], Change(topic, created=False), struck, T0, SimpleNamespace(utility_decay=0.99))
+    assert topic.one_liner == kept

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Token
 
 BIG_TOPIC = 16  # past this many items a topic must be a clearer match to grow (no catch-all topics)
+SCRAP_WORDS = 4  # a one-liner left with this many words or fewer once its struck part goes says too little
 
 
 @dataclass
@@ -211,7 +212,9 @@ def settle(topic: Topic, cands: list[Candidate], change: Change, struck: list[tu
         if _body(topic.one_liner) and _body(topic.one_liner)[:60] in _body(text):
             topic.set("one_liner", truncate(unit.body, 120))
         elif len(gone) > 12 and gone in topic.one_liner and topic.one_liner.replace(gone, "").strip():
-            topic.set("one_liner", " ".join(topic.one_liner.replace(gone, " ").split()))  # only a part was old
+            rest = " ".join(topic.one_liner.replace(gone, " ").split())  # only a part was old
+            # what is left sums the topic up when it says more than a scrap ("46 EUR a year…")
+            topic.set("one_liner", rest if len(rest.split()) > SCRAP_WORDS else truncate(unit.body, 120))
         elif (at := _cut_short_at(topic.one_liner, gone)) is not None:  # the old part ends the one-liner
             kept = topic.one_liner[:at].strip()
             topic.set("one_liner", kept if len(kept) > 12 else truncate(unit.body, 120))

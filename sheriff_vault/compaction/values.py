@@ -384,8 +384,8 @@ def value_pairs(text: str) -> list[tuple[str, str]]:
             new = _value_after(said, old, doc)
         _add(pairs, new, old)
     for m in OLD_THEN_NEW.finditer(text):
-        _add(pairs, _value_from(said, m.end(), doc) or _phrase_after(doc, m.end()), _value_from(said, m.start("old"), doc)
-             or m["old"])
+        _add(pairs, _value_from(said, m.end(), doc) or _phrase_after(doc, m.end()),
+             _value_from(said, m.start("old"), doc) or m["old"])
     for m in FROM_TO.finditer(text):
         if _changes(doc.char_span(0, m.start(), alignment_mode="expand") or doc[:0], verbs_only=True) \
                 or any(w.lower() in _DIRECTIONS for w in text[: m.start()].split()[-1:]):
@@ -460,18 +460,34 @@ def _phrase_after(doc: Doc, at: int) -> str | None:
     words = [t for t in doc if t.idx >= at][:4]
     out = []
     for t in words:
-        if t.is_punct or t.pos_ not in (*_SLOT_POS, "ADJ", "DET") or t.like_num:
+        if t.is_punct or not (t.pos_ in (*_SLOT_POS, "ADJ", "DET") or _code(t)) or t.like_num:
             break
         out.append(t)
     out = [t for t in out if t.pos_ != "DET"]
-    return " ".join(t.text for t in out) if out and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in out) else None
+    return " ".join(t.text for t in out) if out and any(t.pos_ in ("NOUN", "PROPN", "ADJ") or _code(t)
+                                                        for t in out) else None
+
+
+def _code(tok: Token) -> bool:
+    """A code written with digits and letters ("73B", "4A", "BA117"): it names a thing (a plot, a
+    room, a flight), whatever part of speech the tagger gives it; a number with its unit is a value."""
+    text = tok.text.rstrip(".")
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and text.isalnum() and not tok.like_num
+
+
+def _named(tok: Token) -> bool:
+    return tok.pos_ in _SLOT_POS or _code(tok)
+
+
+def _proper(tok: Token) -> bool:
+    return tok.pos_ == "PROPN" or _code(tok)
 
 
 def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
     """The name a contrast asserts, from the parse: the noun the negated term hangs on ("naproxen
     ... instead of ibuprofen", "the Crown, not the Swan"), or the term before the cue in the
     negated one's role ("called Luna now, not Pepa", "booked the Lux rather than the hostel")."""
-    old = next((t for t in doc if t.idx >= at and t.pos_ in _SLOT_POS), None)
+    old = next((t for t in doc if t.idx >= at and _named(t)), None)
     if old is None:
         return None
     while old.dep_ == "compound" and old.head.i != old.i:  # "the Station Inn Hotel": the phrase's head
@@ -479,16 +495,25 @@ def _contrasted(doc: Doc, cue: int, at: int) -> str | None:
     head = old.head
     while head.pos_ in ("ADP", "ADV", "CCONJ", "PART") and head.head.i != head.i:
         head = head.head
-    if not (head.pos_ in _SLOT_POS and head.idx < cue):
-        before = [c for c in head.children if c.idx < cue and c.pos_ in _SLOT_POS
+    if not (_named(head) and head.idx < cue):
+        before = [c for c in head.children if c.idx < cue and _named(c)
                   and (c.dep_ == old.dep_ or c.dep_ in _ROLES or c.dep_.startswith("nsubj"))]
         if old.dep_ == "pobj":  # "now at X instead of Y": Y's place is a preposition's object, as X's is
             before = [o for c in head.children if c.pos_ == "ADP" and c.idx < cue for o in c.children
-                      if o.dep_ == "pobj" and o.pos_ in _SLOT_POS and o.idx < cue][:1] or before
+                      if o.dep_ == "pobj" and _named(o) and o.idx < cue][:1] or before
+        opens = old.sent.start > 0 and old.sent[0].idx >= cue  # the contrast opens its sentence
+        if not before and _proper(old) and opens and _fragment(said := doc[old.sent.start - 1].sent):
+            before = [t for t in said if _proper(t)][-1:]  # "Lagos! Not Abuja.": a name, then the one it displaces
         if not before:
             return None
         head = before[-1]
     return " ".join(t.text for t in head.subtree if t.i <= head.i and (t.dep_ == "compound" or t is head))
+
+
+def _fragment(sent: Span) -> bool:
+    """A sentence of a few words and no verb: a term said on its own ("73B!", "Tuesday.")."""
+    said = [t for t in sent if not t.is_punct and not t.is_space]
+    return 0 < len(said) <= 3 and not any(t.pos_ in ("VERB", "AUX") for t in said)
 
 
 def _changes(sent: Span | Doc, verbs_only: bool = False) -> bool:
