@@ -470,16 +470,19 @@ def _phrase_after(doc: Doc, at: int) -> str | None:
 
 def _code(tok: Token) -> bool:
     """A code written with digits and letters ("73B", "4A", "BA117"): it names a thing (a plot, a
-    room, a flight), whatever part of speech the tagger gives it; a number with its unit is a value."""
+    room, a flight), whatever part of speech the tagger gives it. A number the value reader takes
+    with its unit ("5pm", "88k") is read as that value first."""
     text = tok.text.rstrip(".")
     return any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and text.isalnum() and not tok.like_num
 
 
 def _named(tok: Token) -> bool:
+    """A word a contrast can set against another: a noun, a name or a code."""
     return tok.pos_ in _SLOT_POS or _code(tok)
 
 
 def _proper(tok: Token) -> bool:
+    """A name or a code: what a term said alone can be ("Tuesday!"), unlike a word of talk ("Thanks!")."""
     return tok.pos_ == "PROPN" or _code(tok)
 
 
