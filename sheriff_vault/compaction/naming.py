@@ -33,7 +33,7 @@ from sheriff_vault.compaction.english import title as english
 from sheriff_vault.compaction.english.talk import PHATIC, describes_only, is_talk
 from sheriff_vault.compaction.parts import OWNER_SHARE, Candidate, Unit, name_words, possessive, said_words
 from sheriff_vault.compaction.prior import PriorTopic
-from sheriff_vault.compaction.values import mentions, replaced_values
+from sheriff_vault.compaction.values import MONTHS, mentions, replaced_values
 from sheriff_vault.index.embed import of_meaning
 from sheriff_vault.store.buffer import Turn
 from sheriff_vault.text import STOPWORDS, rarity, sentences, stem, truncate
@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 MAX_WORDS = 3
 # a day's name or a cut of it of three letters or more ("thurs"), and "weds", the one common cut that is none
 WEEKDAYS = frozenset(n.lower()[:k] for n in calendar.day_name for k in range(3, len(n) + 1)) | {"weds"}
-# a month's name, which the tagger reads as a date only when it is capitalised ("5 march" is a noun)
-MONTHS = frozenset(n.lower() for n in calendar.month_name[1:])
 NOMINAL = frozenset({"NOUN", "PROPN"})
 # numbers and times are facts of a subject, never its name: "nine months", "10 minute sets"
 COUNTED = nlp.WHEN | {"CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"}
@@ -676,7 +674,9 @@ def _quality(form: str) -> float:
     if len(words) == 1 and is_talk(head) or low_words[0].rstrip(".") in english.HONORIFIC:
         return 0.0  # a feeling; a person addressed by title ("Mrs Doyle"), however the tagger reads it
     if len(words) == 1 and (_a_time(head) or head in MONTHS):
-        return 0.0  # "summer", "weekend", "march": a time dates a subject, as a weekday does
+        # "summer", "weekend", "march" (the tagger reads a month as a date only when it is
+        # capitalised): a time dates a subject, as a weekday does
+        return 0.0
     score = 1.0
     if all(kind.proper) and len(words) == 1 or kind.person:
         score *= 0.3  # a lone name: a person, a place, a company; a person however introduced
