@@ -18,7 +18,8 @@ META = {
                        'paving job', 'patio stone', 'sandstone', 'indian sandstone', 'paving slabs',
                        'hard landscaping', 'landscaping job', 'client job', 'quote']),
             'digger': ("Buying a second-hand mini digger (a 2018 Mortimer MD18 from a retiring groundworker): hire "
-                       "costs compared, the fitter's inspection, a weeping hose, the price, the trailer and towing, the "
+                       "costs compared, the fitter's inspection, a weeping hose, the price, the trailer and towing, "
+                       "the "
                        "accountant's advice on timing, collection, first checks, hours used",
                        ['mini digger', 'digger', 'mini excavator', 'excavator', 'second-hand digger', 'used digger',
                         'buying a digger', 'digger purchase', 'plant', 'machinery', 'equipment', 'mortimer', 'md18']),
@@ -48,7 +49,8 @@ META = {
                        ['dinner', 'end-of-season dinner', 'end of season dinner', 'season dinner', 'club dinner',
                         'cricket dinner', 'cricket club dinner', 'cricket club', 'annual dinner', 'awards dinner',
                         'presentation dinner', 'menu', 'venue', 'function room', 'headcount']),
-            'hearing': ("Replacing his hearing aids: old NHS aids whistling, NHS or private, a hearing test at a private "
+            'hearing': ("Replacing his hearing aids: old NHS aids whistling, NHS or private, a hearing test at a "
+                        "private "
                         "audiologist, the model (Solace R5 or R7), the price and the discount, fitting, settling in, "
                         "follow-up, warranty and insurance",
                         ['hearing aids', 'hearing aid', 'new hearing aids', 'replacing hearing aids', 'hearing',
