@@ -332,9 +332,14 @@ def _going_to(tok: Token) -> bool:
 
 def _future(tok: Token) -> bool:
     """The future: "will"/"shall" ("I'll pick it up tomorrow"), "going to", or the futurate present
-    with a day to come ("I finish it on Thursday")."""
-    return any(c.tag_ == "MD" and c.lemma_ in ("will", "shall") for c in tok.children) or _going_to(tok.head) \
-        or _futurate(tok)
+    with a day to come ("I finish it on Thursday"). A verb conjoined to a future one with no subject
+    or auxiliary of its own shares its modal ("I'll ring them and finish it tomorrow")."""
+    if any(c.tag_ == "MD" and c.lemma_ in ("will", "shall") for c in tok.children) or _going_to(tok.head) \
+            or _futurate(tok):
+        return True
+    shares = tok.dep_ == "conj" and tok.head.pos_ == "VERB" and tok.tag_ == "VB" and not any(
+        c.dep_ in (*_SUBJECT, "aux", "auxpass") for c in tok.children)
+    return shares and _future(tok.head)
 
 
 def _futurate(tok: Token) -> bool:
