@@ -247,6 +247,24 @@ def test_the_present_with_a_day_to_come_is_a_plan_to_go_on() -> None:
     assert habit.status == "idle"
 
 
+
+def test_a_verb_joined_to_a_future_one_shares_its_future() -> None:
+    """Coordination shares the auxiliary: in "I'll call the bank and finish the form tomorrow" the
+    second verb is as future as the first, so finishing is still to come; a conjunct with a subject
+    of its own ("and my sister finished the form") is a clause of its own, and a plain past pair
+    ("called the bank and finished the form") plans nothing."""
+    planned = in_progress(talk(("user", "Can you help me fill in the insurance claim form?"),
+                               ("assistant", "Of course: start with the policy number and the date of the accident."),
+                               ("user", "I'll call the bank in the morning for the number and finish the form "
+                                        "tomorrow. Night.")))
+    assert planned.status == "running" and "finish the form" in planned.resume_hint
+    for said in ("I'll call the bank in the morning and my sister finished the form yesterday.",
+                 "I called the bank this morning and finished the form."):
+        got = in_progress(talk(("user", "Can you help me fill in the insurance claim form?"),
+                               ("assistant", "Of course: start with the policy number."),
+                               ("user", said)))
+        assert got.status == "idle", said
+
 PAUSED = "Right, tea. Tins, brushes and rollers done, so shelves 1-3. We'll do the ladders after tea, then the tape."
 
 
