@@ -77,10 +77,37 @@ def strip_code(text: str) -> str:
     return _CODE_FENCE.sub(" ", text)
 
 
+_QUOTED = re.compile(r"[ \t]*>[ \t]?")
+# a message's writer signing it at its end, after its last sentence: "... see you then. Anita"
+_SIGNED = re.compile(r"(?<=[.!?])\s+[A-Z][\w'-]*(?:,? [A-Z][\w'-]*){0,2}\s*$")
+
+
+def unquote(text: str) -> str:
+    """Quoted lines ("> ", an e-mail or message pasted in) without their marks and the name that
+    signs them, the speaker's next line a paragraph of its own: it never runs on into the quote's
+    last sentence ("> Sorry to mess you about. Anita" / "Fine by me"). The line that introduces a
+    quote ("Anita wrote:") still runs into it, so its first sentence says whose words they are."""
+    if ">" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        mark = _QUOTED.match(line)
+        if not mark:
+            out.append(line)
+            continue
+        line = line[mark.end():]
+        if k + 1 == len(lines) or not _QUOTED.match(lines[k + 1]):  # the quote's last line
+            out += [_SIGNED.sub("", line), ""]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def sentences(text: str) -> list[str]:
     """Split prose into sentences, keeping abbreviations and decimals intact."""
     out: list[str] = []
-    for para in re.split(r"\n\s*\n|\n(?=\s*[-*•]\s)|\n(?=\s*\d+[.)]\s)", strip_code(text)):
+    for para in re.split(r"\n\s*\n|\n(?=\s*[-*•]\s)|\n(?=\s*\d+[.)]\s)", unquote(strip_code(text))):
         para = " ".join(para.split())
         if not para:
             continue

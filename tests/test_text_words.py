@@ -114,6 +114,25 @@ def test_a_sentence_goes_on_after_an_abbreviation(text: str, split: list[str]) -
     assert sentences(text) == split
 
 
+@pytest.mark.parametrize(("text", "split"), [
+    # a pasted message is read without its quote marks, and the speaker's own line after it is a
+    # sentence of its own, not the end of the quote's last one; the name that signs it is no sentence
+    ("My sister wrote:\n> Can't make Sunday, sorry. Jo\nFine, I'll move it.",
+     ["My sister wrote: Can't make Sunday, sorry.", "Fine, I'll move it."]),
+    ("Got this:\n> The van is ready. Call us. Kerr Motors, Leith\nGreat news.",
+     ["Got this: The van is ready.", "Call us.", "Great news."]),
+    # a quote's lines run on as one paragraph, as the message was written
+    ("Draft:\n> Hello,\n> I'd like to book a table for 6.\nOk?",
+     ["Draft: Hello, I'd like to book a table for 6.", "Ok?"]),
+    # a last sentence that is a name with a verb is no signature
+    ("He replied:\n> Fine. Anna agrees.\nGood.", ["He replied: Fine.", "Anna agrees.", "Good."]),
+    # counter-examples: a ">" inside a line quotes nothing
+    ("Speed went from 40 -> 60 this week\nand held there.", ["Speed went from 40 -> 60 this week and held there."]),
+])
+def test_a_quoted_message_is_read_as_a_paragraph_of_its_own(text: str, split: list[str]) -> None:
+    assert sentences(text) == split
+
+
 @pytest.mark.parametrize("forms", [("painted", "paints", "painting", "Paint"), ("parties", "party"),
                                    ("renovation", "renovations"), ("booked", "booking", "books")])
 def test_inflections_of_a_word_share_its_stem(forms: tuple[str, ...]) -> None:
