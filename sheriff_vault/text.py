@@ -85,7 +85,7 @@ _SIGNED = re.compile(r"(?<=[.!?])\s+[A-Z][\w'-]*(?:,? [A-Z][\w'-]*){0,2}\s*$")
 def unquote(text: str) -> str:
     """Quoted lines ("> ", an e-mail or message pasted in) without their marks and the name that
     signs them, the speaker's next line a paragraph of its own: it never runs on into the quote's
-    last sentence ("> Sorry to mess you about. Anita" / "Fine by me"). The line that introduces a
+    last sentence ("> See you then. Jo" / "Great, thanks"). The line that introduces a
     quote ("Anita wrote:") still runs into it, so its first sentence says whose words they are."""
     if ">" not in text:
         return text

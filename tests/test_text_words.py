@@ -122,8 +122,8 @@ def test_a_sentence_goes_on_after_an_abbreviation(text: str, split: list[str]) -
     ("Got this:\n> The van is ready. Call us. Kerr Motors, Leith\nGreat news.",
      ["Got this: The van is ready.", "Call us.", "Great news."]),
     # a quote's lines run on as one paragraph, as the message was written
-    ("Draft:\n> Hello,\n> I'd like to book a table for 6.\nOk?",
-     ["Draft: Hello, I'd like to book a table for 6.", "Ok?"]),
+    ("Draft:\n> Dear Sam,\n> please hold two rooms for the 4th.\nOk?",
+     ["Draft: Dear Sam, please hold two rooms for the 4th.", "Ok?"]),
     # a last sentence that is a name with a verb is no signature
     ("He replied:\n> Fine. Anna agrees.\nGood.", ["He replied: Fine.", "Anna agrees.", "Good."]),
     # counter-examples: a ">" inside a line quotes nothing

@@ -49,7 +49,8 @@ def facts(*contents: str, role: str = "user", name: str = "Sam") -> list[str]:
      "Her scan moved to this Thursday, 7 May, at 09:40."),
     ("The fitting is this Wednesday (May 6).", "2026-05-02T10:00:00Z", "The fitting is this Wednesday (May 6 2026)."),
     # a weekday with the day of its month is one day: the one the number names, not the coming weekday
-    ("See you on Monday the 27th.", "2026-04-13T10:00:00Z", "See you on Monday the 27th (27 April 2026)."),
+    ("The fitter comes on Monday the 27th.", "2026-04-13T10:00:00Z",
+     "The fitter comes on Monday the 27th (27 April 2026)."),
     ("The skip comes Friday the 8th, early.", "2026-05-02T10:00:00Z",
      "The skip comes Friday the 8th (8 May 2026), early."),
     # "in 3 weeks" after a past verb is how long it took; ahead, when it will be
