@@ -78,15 +78,17 @@ def strip_code(text: str) -> str:
 
 
 _QUOTED = re.compile(r"[ \t]*>[ \t]?")
-# a message's writer signing it at its end, after its last sentence: "... see you then. Anita"
-_SIGNED = re.compile(r"(?<=[.!?])\s+[A-Z][\w'-]*(?:,? [A-Z][\w'-]*){0,2}\s*$")
+_NAME = r"[A-Z][\w'-]*(?:,? [A-Z][\w'-]*){0,2}"
+# a message's writer signing it, after its last sentence ("... see you then. Jo") or on a line of its own
+_SIGNED = re.compile(r"(?<=[.!?])\s+" + _NAME + r"\s*$")
+_SIGNATURE = re.compile(_NAME)
 
 
 def unquote(text: str) -> str:
     """Quoted lines ("> ", an e-mail or message pasted in) without their marks and the name that
     signs them, the speaker's next line a paragraph of its own: it never runs on into the quote's
-    last sentence ("> See you then. Jo" / "Great, thanks"). The line that introduces a
-    quote ("Anita wrote:") still runs into it, so its first sentence says whose words they are."""
+    last sentence ("> See you then. Jo" / "Great, thanks"). The line that introduces a quote ("Jo
+    wrote:") still runs into it, so its first sentence says whose words they are."""
     if ">" not in text:
         return text
     lines = text.split("\n")
@@ -97,10 +99,12 @@ def unquote(text: str) -> str:
             out.append(line)
             continue
         line = line[mark.end():]
-        if k + 1 == len(lines) or not _QUOTED.match(lines[k + 1]):  # the quote's last line
-            out += [_SIGNED.sub("", line), ""]
-        else:
+        if k + 1 < len(lines) and _QUOTED.match(lines[k + 1]):
             out.append(line)
+        elif k > 0 and _QUOTED.match(lines[k - 1]) and _SIGNATURE.fullmatch(line.strip()):
+            out.append("")  # the quote's last line, the writer's name alone
+        else:
+            out += [_SIGNED.sub("", line), ""]
     return "\n".join(out)
 
 

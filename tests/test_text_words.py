@@ -121,6 +121,9 @@ def test_a_sentence_goes_on_after_an_abbreviation(text: str, split: list[str]) -
      ["My sister wrote: Can't make Sunday, sorry.", "Fine, I'll move it."]),
     ("Got this:\n> The van is ready. Call us. Kerr Motors, Leith\nGreat news.",
      ["Got this: The van is ready.", "Call us.", "Great news."]),
+    ("Mum wrote:\n> Train at 6, don't be late.\n> Mum\nOk.", ["Mum wrote: Train at 6, don't be late.", "Ok."]),
+    # a quote of one line that is only a name is what was said, not a signature
+    ("Where to?\n> Lisbon\nShe chose it.", ["Where to?", "Lisbon", "She chose it."]),
     # a quote's lines run on as one paragraph, as the message was written
     ("Draft:\n> Dear Sam,\n> please hold two rooms for the 4th.\nOk?",
      ["Draft: Dear Sam, please hold two rooms for the 4th.", "Ok?"]),
