@@ -247,7 +247,6 @@ def test_the_present_with_a_day_to_come_is_a_plan_to_go_on() -> None:
     assert habit.status == "idle"
 
 
-
 def test_a_verb_joined_to_a_future_one_shares_its_future() -> None:
     """Coordination shares the auxiliary: in "I'll call the bank and finish the form tomorrow" the
     second verb is as future as the first, so finishing is still to come; a conjunct with a subject
@@ -264,6 +263,7 @@ def test_a_verb_joined_to_a_future_one_shares_its_future() -> None:
                                ("assistant", "Of course: start with the policy number."),
                                ("user", said)))
         assert got.status == "idle", said
+
 
 PAUSED = "Right, tea. Tins, brushes and rollers done, so shelves 1-3. We'll do the ladders after tea, then the tape."
 
