@@ -678,7 +678,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
                 w = _year_left_open(phrase, at, tz, date_prefer)  # its month named without a year
             label = w.label(tz)
             if label.replace(",", "").lower() in phrase.replace(",", "").lower() \
-                    or _said_beside(sent, end, at, tz) or _day_of_month_beside(sent, end, phrase):
+                    or _said_beside(sent, end, phrase, at, tz):
                 continue
             edits.append((end, f" ({label})"))
             if (w.granularity == "day" and w.start and w.end and w.end <= at + dt.timedelta(days=1)
@@ -711,22 +711,18 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
     return out, hint, event_day
 
 
-def _said_beside(sent: str, end: int, at: dt.datetime, tz: str) -> bool:
-    """The sentence names a calendar day right after the phrase that ends at `end` ("this Wednesday,
+def _said_beside(sent: str, end: int, phrase: str, at: dt.datetime, tz: str) -> bool:
+    """The sentence names a calendar day right after `phrase`, which ends at `end` ("this Wednesday,
     6 May"): the person said which day, so nothing is added, even where the phrase alone would be
-    read as another."""
+    read as another. A weekday said with the day of its month ("Monday the 27th") is that day too
+    (`_NTH` writes its date out), unless the phrase names its month ("the second Saturday in
+    October, the 10th")."""
     after = sent[end:][:24]
     lead = len(after) - len(after.lstrip(" ,(-–"))
+    if _NTH.match(after, lead) and not _MONTH_WORD.search(phrase):
+        return True
     return any(w.span[0] == lead and w.granularity == "day" and _dated(w, at, tz)
                for w in timewin.find_all(after, at, tz))
-
-
-def _day_of_month_beside(sent: str, end: int, phrase: str) -> bool:
-    """A weekday said with the day of its month ("Monday the 27th") is that one day: the number
-    names it (`_NTH` writes its date out), not the weekday alone, which would be read as the coming
-    one. Not after a phrase that names its month ("the second Saturday in October, the 10th")."""
-    after = sent[end:][:24]
-    return not _MONTH_WORD.search(phrase) and bool(_NTH.match(after, len(after) - len(after.lstrip(" ,"))))
 
 
 def _ordinal_of_theirs(tok: Token) -> bool:
