@@ -15,6 +15,7 @@ Stop words are spaCy's English table, read from the installed package without im
 """
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import re
@@ -228,6 +229,26 @@ def stop_words() -> frozenset[str]:
     if not isinstance(words, set):
         return frozenset()
     return frozenset(str(w).replace("’", "'").replace("‘", "'") for w in words)
+
+
+@functools.cache
+def number_words() -> tuple[str, ...]:
+    """spaCy's English cardinal words in their order ("zero" .. "nineteen", the tens, "hundred",
+    then the powers of a thousand), read from the package's own table without importing spaCy, so
+    a word's place gives its value; empty without spaCy."""
+    path = _english_file("lex_attrs.py")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8")) if path else None
+    except (OSError, SyntaxError):
+        tree = None
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_num_words" for t in node.targets):
+            try:
+                words = ast.literal_eval(node.value)
+            except ValueError:
+                return ()
+            return tuple(str(w) for w in words) if isinstance(words, list) else ()
+    return ()
 
 
 @functools.cache

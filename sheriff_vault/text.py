@@ -8,7 +8,7 @@ import calendar
 import functools
 import re
 
-from sheriff_vault.nlp import abbreviations, irregular_forms, stop_words
+from sheriff_vault.nlp import abbreviations, irregular_forms, number_words, stop_words
 
 # spaCy's English stop words (read from the installed package: sheriff_vault/nlp.py).
 STOPWORDS = stop_words()
@@ -144,6 +144,89 @@ def _stop(word: str) -> bool:
         return True
     base, _, clitic = word.replace("’", "'").partition("'")
     return bool(clitic) and (base in STOPWORDS or word.endswith("n't"))
+
+
+@functools.cache
+def _number_values() -> dict[str, int]:
+    """Each cardinal word's value from its place in spaCy's table: the first twenty are 0-19, the
+    next eight the tens, then a hundred and the powers of a thousand."""
+    table = number_words()
+    if len(table) < 29:
+        return {}
+    return {w: i if i < 20 else (i - 18) * 10 if i < 28 else 100 if i == 28 else 1000 ** (i - 28)
+            for i, w in enumerate(table)}
+
+
+_SPOKEN = re.compile(r"[A-Za-z]+")
+_UNIT, _TEEN, _TENS, _HUNDRED, _SCALE, _A, _AND = range(7)  # kinds of word in a number said in words
+
+
+def _kind(value: int) -> int:
+    return _UNIT if value < 10 else _TEEN if value < 20 else _TENS if value < 100 else _HUNDRED if value == 100 \
+        else _SCALE
+
+
+def _joins(kind: int, last: int | None, chunk: int, value: int, top: int) -> bool:
+    """Whether a number word goes on the number said so far (`last` the kind of its last word, `chunk`
+    its part under a thousand, `top` the last power of a thousand it said)."""
+    small = last in (_UNIT, _TEEN, _TENS)
+    if kind == _UNIT:
+        return last in (_TENS, _HUNDRED, _SCALE, _AND) and chunk % 10 == 0
+    if kind in (_TEEN, _TENS):
+        return last in (_HUNDRED, _SCALE, _AND)
+    if kind == _HUNDRED:
+        return (small or last == _A) and 0 < chunk < 100
+    return (small or last in (_HUNDRED, _A)) and chunk > 0 and (top == 0 or value < top)
+
+
+def spoken_numbers(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, value) of each number written in words: "eighty two" 82, "a hundred" 100,
+    "fourteen hundred" 1400, "two hundred and fifty" 250, "twenty-five" 25. The words join only
+    as a number is said: "one or two", "two three-hour slots" and "nineteen ninety" are two
+    numbers each. "a"/"an" counts as one only before a hundred or a power of a thousand."""
+    values = _number_values()
+    tokens = [(m.start(), m.end(), m.group(0).lower()) for m in _SPOKEN.finditer(text)]
+    found: list[tuple[int, int, int]] = []
+    start = end = -1
+    total = chunk = top = 0  # top: the power of a thousand said last ("two million three thousand")
+    last: int | None = None  # the kind of the last word taken
+
+    def close() -> None:
+        nonlocal start, total, chunk, last, top
+        if start >= 0 and last not in (None, _A, _AND):
+            found.append((start, end, total + chunk))
+        start, total, chunk, last, top = -1, 0, 0, None, 0
+
+    for i, (a, b, word) in enumerate(tokens):
+        if start >= 0 and text[end:a].strip() not in ("", "-"):
+            close()
+        following = values.get(tokens[i + 1][2], 0) if i + 1 < len(tokens) else 0
+        if word in ("a", "an") and following >= 100:
+            close()
+            start, end, chunk, last = a, b, 1, _A
+            continue
+        if word == "and" and last in (_HUNDRED, _SCALE) and 0 < following < 100:
+            end, last = b, _AND
+            continue
+        value = values.get(word)
+        if value is None:
+            close()
+            continue
+        kind = _kind(value)
+        if not _joins(kind, last, chunk, value, top):
+            close()
+            if kind in (_HUNDRED, _SCALE):
+                continue  # "hundreds of people", "thousands" alone: no number said
+            start = a
+        if kind == _HUNDRED:
+            chunk *= 100
+        elif kind == _SCALE:
+            total, chunk, top = total + chunk * value, 0, value
+        else:
+            chunk += value
+        end, last = b, kind
+    close()
+    return found
 
 
 CALENDAR = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name,

@@ -63,6 +63,17 @@ def test_an_echo_in_its_own_words_for_times_currencies_and_plurals_is_still_an_e
     assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3", "t4"], ["t5"], ["t6"]]
 
 
+def test_a_number_said_in_words_and_restated_in_digits_is_an_echo():
+    """"sixty four" restated as "64", "a hundred" as "£100": the same numbers, so the assistant's
+    sentence folds into the person's fact; a number the person never said, in words or digits, is
+    still no echo."""
+    turns = talk(("user", "sixty four coming to the reunion, hall fits a hundred"),
+                 ("assistant", "Got it: 64 guests, and the hall fits 100."),
+                 ("user", "catering quote is for fifty"),
+                 ("assistant", "Noted: catering for 55."))
+    assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3"], ["t4"]]
+
+
 def test_an_echo_may_name_what_an_earlier_session_said():
     """Memory holds what earlier sessions said: an echo that names the subject from there ("the
     Achilles") restates, it adds nothing; without that memory the name would look new."""

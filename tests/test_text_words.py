@@ -6,7 +6,7 @@ import pytest
 
 from sheriff_vault.compaction.parts import said_words
 from sheriff_vault.search_words import FILLER, key_words
-from sheriff_vault.text import content_words, finite_forms, names_money, plural, sentences, stem
+from sheriff_vault.text import content_words, finite_forms, names_money, plural, sentences, spoken_numbers, stem
 
 
 @pytest.mark.parametrize(("noun", "many"), [("memory", "memories"), ("day", "days"), ("box", "boxes"),
@@ -155,3 +155,23 @@ def test_a_currency_is_named_by_its_english_name_or_its_code(word: str) -> None:
 @pytest.mark.parametrize("word", ["cup", "all", "try", "marks", "won", "guests", "minutes", "km"])
 def test_an_everyday_word_in_lower_case_or_another_noun_names_no_money(word: str) -> None:
     assert not names_money(word)
+
+
+@pytest.mark.parametrize(("said", "numbers"), [
+    ("seventy one of them came", [("seventy one", 71)]),
+    ("they want a hundred up front", [("a hundred", 100)]),
+    ("sixteen hundred for the lot", [("sixteen hundred", 1600)]),
+    ("three hundred and forty pages", [("three hundred and forty", 340)]),
+    ("thirty-six runners", [("thirty-six", 36)]),
+    ("two million three thousand and nine", [("two million three thousand and nine", 2003009)]),
+    ("a Ninety-minute class", [("Ninety", 90)]),
+    # counter-examples: numbers said side by side are each their own, and a bare scale is no number
+    ("one or two tickets", [("one", 1), ("two", 2)]),
+    ("four two-day passes", [("four", 4), ("two", 2)]),
+    ("built in nineteen eighty", [("nineteen", 19), ("eighty", 80)]),
+    ("five, six at most", [("five", 5), ("six", 6)]),
+    ("hundreds of emails and thousands of calls", []),
+    ("a cat and a dog, someone said", []),
+])
+def test_a_number_said_in_words_is_read_as_people_say_it(said: str, numbers: list[tuple[str, int]]) -> None:
+    assert [(said[a:b], value) for a, b, value in spoken_numbers(said)] == numbers

@@ -20,17 +20,15 @@ from sheriff_vault.compaction.parts import Unit, proper_names, said_words
 from sheriff_vault.compaction.units import MAX_FACT_CHARS, make_units
 from sheriff_vault.compaction.values import changes_a_value, value_pairs
 from sheriff_vault.store.buffer import Turn
-from sheriff_vault.text import CALENDAR, currencies, sentences, stem
+from sheriff_vault.text import CALENDAR, currencies, sentences, spoken_numbers, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
 _NUMBER = re.compile(r"\d[\d,.]*")
-_WORD_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-                 "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20"}
 # Words an echo may say in its own way without adding anything: "NOK" for "kroner", "January" for
 # "jan", "Tuesday" for "tue".
-_NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CALENDAR  # and every currency: _not_info
+_NOT_INFO = frozenset({"noted", "updated", "understood", "instead"}) | CALENDAR  # and currencies, numbers: _not_info
 _ON_THE_HOUR = re.compile(r"\b(\d{1,2}):00\b")  # "8:00" is the "8am" the user said
 # An echo that names what the person's words leave unsaid ("Sunday 29 March now." restated as
 # "The court hearing moves to Sunday 29 March") keeps its words on the fact it folds into, so
@@ -42,7 +40,7 @@ STRICT, LOOSE = 0.5, 0.6  # share of an echo's words the user said just before /
 
 @functools.cache
 def _not_info() -> frozenset[str]:
-    return _NOT_INFO | currencies()[0]
+    return _NOT_INFO | currencies()[0] | frozenset(nlp.number_words())  # a number word is its number
 
 
 def fold_echoes(units: list[Unit], turns: list[Turn], known: Sequence[str] = ()) -> list[Unit]:
@@ -236,7 +234,7 @@ def info(text: str) -> tuple[set[str], set[str]]:
     """The numbers and the content-word stems a text carries."""
     text = _ON_THE_HOUR.sub(r"\1", text)
     numbers = {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
-    numbers |= {_WORD_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _WORD_NUMBERS}
+    numbers |= {str(value) for _, _, value in spoken_numbers(text)}  # "eighty two" is the "82" of an echo
     words = {stem(w) for w in said_words(text) if w not in _not_info()}
     return numbers, words
 
