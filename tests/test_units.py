@@ -277,6 +277,21 @@ def test_the_nth_after_a_date_said_with_its_month_is_a_day_of_that_month(said, w
 
 
 @pytest.mark.parametrize(("said", "written"), [
+    # a later day said after one in the same sentence, with no tense of its own, is of that day's month
+    ("The roofer was finished on the 2nd and we had the skip away on the 5th.",
+     "The roofer was finished on the 2nd (2 April 2026) and we had the skip away on the 5th (5 April 2026)."),
+    ("The vet saw him on the 2nd, the stitches out on the 12th.",
+     "The vet saw him on the 2nd (2 April 2026), the stitches out on the 12th (12 April 2026)."),
+    # counter-examples: days ahead stay ahead, and a day said alone is read as before
+    ("We start on the 1st and the scaffolding goes up on the 3rd.",
+     "We start on the 1st (1 May 2026) and the scaffolding goes up on the 3rd (3 May 2026)."),
+    ("The plasterer comes on the 26th.", "The plasterer comes on the 26th (26 May 2026)."),
+])
+def test_a_run_of_days_of_the_month_in_one_sentence_stays_in_one_month(said, written):
+    assert annotate_times(said, dt.datetime(2026, 4, 28, 18, 0, tzinfo=dt.UTC), "UTC")[0] == written
+
+
+@pytest.mark.parametrize(("said", "written"), [
     # a weekday counted in a month gets its date; its month without a year is the next one unless
     # the verb says it was
     ("We fly out on the last Friday in January.", "We fly out on the last Friday in January (29 January 2027)."),

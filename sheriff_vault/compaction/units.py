@@ -688,19 +688,25 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             hint = w.start
         named |= _month_named(w, end)
     today = at.astimezone(ZoneInfo(tz)).date()
+    run: dt.date | None = None  # the day the sentence's last "the Nth" was read as
     for m in _NTH.finditer(sent):
         earlier = (said or {}).get(int(m["d"]))
         tok = next((t for k, t in sorted(starts.items()) if m.start() <= k < m.end()), None)
         before = [k for k in named if k <= m.start()]
+        tense = _tense(tok)
         if before:  # "the second Saturday in October, the 10th": a day of the month just named
             just = named[max(before)].astimezone(ZoneInfo(tz)).date()
             day = _in_month(int(m["d"]), just)
             if day == just and not _MONTH_WORD.search(sent[max(before) : m.start()]):
                 continue  # that day, written out just before it
-        elif _tense(tok) == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
+        elif run is not None and tense == "nearest" and int(m["d"]) >= run.day:
+            # "done on the 1st, and the scaffolding down on the 3rd": a later day of the same month
+            day = _in_month(int(m["d"]), run)
+        elif tense == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
         else:
             day = earlier if earlier is not None and earlier >= today else _day_of_month(int(m["d"]), at, tz, 1)
+        run = day or run
         if day:
             edits.append((m.end(), f" ({day.day} {_MONTH_NAMES[day.month - 1]} {day.year})"))
             hint = hint or dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
