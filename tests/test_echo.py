@@ -74,6 +74,15 @@ def test_a_number_said_in_words_and_restated_in_digits_is_an_echo():
     assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3"], ["t4"]]
 
 
+def test_a_name_restated_with_the_apostrophe_chat_left_out_is_no_new_name():
+    """"st annes" restated as "St Anne's" is the same place; "St Bride's" is another."""
+    turns = talk(("user", "the do is at st annes hall, two mile from us"),
+                 ("assistant", "Noted: the do is at St Anne's hall, two miles from you."),
+                 ("user", "the choir sings at st annes too"),
+                 ("assistant", "Noted: the choir sings at St Bride's."))
+    assert [ids for ids, _ in folded(turns)] == [["t1", "t2"], ["t3"], ["t4"]]
+
+
 def test_an_echo_may_name_what_an_earlier_session_said():
     """Memory holds what earlier sessions said: an echo that names the subject from there ("the
     Achilles") restates, it adds nothing; without that memory the name would look new."""

@@ -217,10 +217,11 @@ def _fold(turn: Turn, last_user: Turn, by_turn: dict[str, list[Unit]], said: tup
 
 
 def _new_names(sent: str, said: set[str]) -> list[str]:
-    """Names the user never said ("Laser Picos" for "Laser Pico" is no new name)."""
+    """Names the user never said ("Laser Picos" for "Laser Pico" is no new name, nor "St Anne's"
+    for "st annes": chat drops a possessive's apostrophe)."""
     known = said | _not_info()
     return [n for n in proper_names(sent)
-            if not all(w in known or w.rstrip("s") in known for w in n.lower().split())]
+            if not all(w in known or w.rstrip("s") in known or w + "s" in known for w in n.lower().split())]
 
 
 def adds_enough(sent: str, said_numbers: set[str], said_words: set[str], said_names: set[str]) -> bool:
