@@ -700,7 +700,7 @@ def annotate_times(sent: str, at: dt.datetime, tz: str, said: dict[int, dt.date]
             if day == just and not _MONTH_WORD.search(sent[max(before) : m.start()]):
                 continue  # that day, written out just before it
         elif run is not None and tense == "nearest" and int(m["d"]) >= run.day:
-            # "done on the 1st, and the scaffolding down on the 3rd": a later day of the same month
+            # "the tiler left on the 2nd, the grout on the 9th": a later day of the same month
             day = _in_month(int(m["d"]), run)
         elif tense == "past":  # "the parcel came on the 3rd": the last 3rd, not the next
             day = earlier if earlier is not None and earlier <= today else _day_of_month(int(m["d"]), at, tz, -1)
