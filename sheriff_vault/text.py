@@ -216,7 +216,7 @@ def spoken_numbers(text: str) -> list[tuple[int, int, int]]:
         if not _joins(kind, last, chunk, value, top):
             close()
             if kind in (_HUNDRED, _SCALE):
-                continue  # "hundreds of people", "thousands" alone: no number said
+                continue  # "thousand" with no count before it ("by the thousand") says no number
             start = a
         if kind == _HUNDRED:
             chunk *= 100
