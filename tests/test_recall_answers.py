@@ -637,6 +637,41 @@ def test_a_question_with_its_preposition_fronted_asks_for_the_value_as_without_i
     assert "latest said first" not in about.explain()
 
 
+@pytest.fixture
+def new_starter(vault):
+    """A start date said once in words close to the question, then moved by a line that shares none
+    of them, among dated lines about the same person that match the question better."""
+    return remembered(vault, "Library help desk", [
+        fact("Dana: Kofi takes the library help desk job; he will start on Tuesday (5 May 2026).",
+             day("2026-03-26T09:00:00"), cite("t3")),
+        *(fact(f"Dana: Kofi {what}.", day("2026-03-27T09:00:00"), cite(f"t{5 + i}")) for i, what in enumerate([
+            "starts with a shadow shift at the returns trolley on Thursday (2 April 2026)",
+            "will start learning the catalogue system at the help desk next week (week of 6 April 2026)",
+            "asked what he should bring when he starts at the library help desk",
+            "will start on the same hours as Marit at the library help desk",
+            "starts his safeguarding course online on Monday (13 April 2026)",
+            "will start opening the help desk on his own from Tuesday (2 June 2026)",
+            "starts the printer training with Marit on Friday (8 May 2026)",
+            "will start running the library help desk rota after his first month (June 2026)"])),
+        fact("Dana: His lanyard and door fob are ready, in time for the 12th (12 May 2026).",
+             day("2026-04-30T09:00:00"), cite("t20")),
+        fact("Dana: The library shuts early on bank holidays.", day("2026-03-28T09:00:00"), cite("t12"))],
+        ("library help desk",))
+
+
+def test_a_date_question_brings_its_topics_latest_dated_line(new_starter):
+    """Asked "on what date ...?", the topic's latest dated line comes with the best-matching one: a
+    date is often moved in words that share none with the question. Asked who, or about the subject,
+    nothing is carried."""
+    asked = recall(new_starter, "On what date does Kofi start at the library help desk?", now=NOW, explain=True)
+    text = asked.render(450)  # room for three of its eleven lines
+    assert "12 May" in text, text
+    assert any("latest_of_kind" in f.signals for t in asked.topics for f in t.facts)
+    for question in ("Who is starting at the library help desk?", "What should Kofi bring to the help desk?"):
+        other = recall(new_starter, question, now=NOW)
+        assert not any("latest_of_kind" in f.signals for t in other.topics for f in t.facts), question
+
+
 def test_latest_first_moves_only_facts_an_event_keeps_its_place():
     """An event is dated by the day it happens, not the day it was said: a festival in July is no
     later statement than a fact said in March, so it keeps the place its rank gave it."""

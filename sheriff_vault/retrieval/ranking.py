@@ -543,6 +543,7 @@ class _Ranker:
             for rank, doc in enumerate(sorted(docs, key=lambda d: d.date, reverse=True)[:2]):
                 consider(doc, 0.02 * (2 - rank))
         cands = self._carry_current(cands, consider)
+        cands = self._carry_latest(cands, consider)
         cands.sort(key=lambda x: (-x[0], x[1].doc_id))
         share = max(self.cfg.fact_floor, ONE_ANSWER_FLOOR) if _ONE_ANSWER.search(self.query) else self.cfg.fact_floor
         floor = share * cands[0][0] if cands else 0.0
@@ -626,6 +627,36 @@ class _Ranker:
         for prio, doc, hit, sig in cands:
             if doc.doc_id in carried and carried[doc.doc_id][0] > prio:
                 prio, sig = carried[doc.doc_id][0], {**sig, "replaces": carried[doc.doc_id][1]}
+            out.append((prio, doc, hit, sig))
+        return out
+
+    def _carry_latest(self, cands: list[tuple[float, Doc, TopicHit, dict]],
+                      consider: Callable[[Doc], None]) -> list[tuple[float, Doc, TopicHit, dict]]:
+        """A question after a date or an amount ("when does she start?", "how much is the fee?") is
+        answered by its topic's latest line of that kind as much as by the line that matches it best:
+        a change is often said in words of its own ("the 12th suits them better", "they charge 60
+        now"). The latest such line of the best match's topic is weighed as that match, just under
+        it. A question with a time of its own ("as of March") asks about then, not the latest."""
+        if not (self.asks_when or self.asks_amount) or not cands or self.window is not None:
+            return cands
+
+        def of_kind(doc: Doc) -> bool:
+            return self._answer_kind(doc.text, lambda: doc.kind == "event" or bool(_DATED.search(doc.text))) > 1.0
+
+        best = max((c for c in cands if of_kind(c[1]) and not c[1].superseded), key=lambda c: c[0], default=None)
+        if best is None:
+            return cands
+        latest = max((d for d in self.snap.docs_of_topic.get(best[1].topic_path, ())
+                      if d.kind in ITEM_KINDS and not d.superseded and of_kind(d)),
+                     key=lambda d: (d.date, d.line), default=None)
+        if latest is None or latest is best[1] or (latest.date, latest.line) <= (best[1].date, best[1].line):
+            return cands
+        weight = best[0] * BESIDE
+        consider(latest)
+        out = []
+        for prio, doc, hit, sig in cands:
+            if doc is latest and weight > prio:
+                prio, sig = weight, {**sig, "latest_of_kind": best[1].doc_id}
             out.append((prio, doc, hit, sig))
         return out
 
