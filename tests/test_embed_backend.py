@@ -84,6 +84,19 @@ def test_onnx_vectors_do_not_depend_on_batching():
         assert np.array_equal(embedder.encode(texts, workers=workers), serial)
     assert np.array_equal(embedder.encode(texts[::-1])[::-1], serial)
     assert np.array_equal(np.stack([embedder.encode([t])[0] for t in texts]), serial)
+    # what a sleep embeds ahead runs its batches at once too, and gets the same vectors
+    from sheriff_vault.index.embed import AHEAD_WORKERS, Ahead, safe_encoder
+
+    seen: list[int] = []
+    encode = embedder.encode
+
+    def counted(batch: list[str], workers: int = 1) -> np.ndarray:
+        seen.append(workers)
+        return encode(batch, workers=workers)
+
+    embedder.encode = counted  # type: ignore[method-assign]
+    assert np.array_equal(Ahead(safe_encoder(embedder), texts)(texts), serial)
+    assert seen == [AHEAD_WORKERS]
 
 
 @pytest.mark.slow

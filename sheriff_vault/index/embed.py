@@ -252,6 +252,9 @@ def of_meaning(encode: Encode) -> bool:
     return bool(getattr(encode, "meaning", True))
 
 
+AHEAD_WORKERS = min(2, os.cpu_count() or 1)
+
+
 class Ahead:
     """`encode`, with the vectors of `texts` asked for now in a background thread, so the caller can
     work meanwhile (a sleep reads the index while the daemon embeds its exchanges); the first call
@@ -265,7 +268,10 @@ class Ahead:
 
     def _run(self) -> None:
         try:
-            self._box["vectors"] = self._encode(self._wanted)
+            if isinstance(self._encode, SafeEncoder):  # the caller waits for these sooner or later: two cores
+                self._box["vectors"] = self._encode(self._wanted, workers=AHEAD_WORKERS)
+            else:
+                self._box["vectors"] = self._encode(self._wanted)
         except BaseException as exc:  # raised where the vectors are asked for, as a direct call would
             self._box["error"] = exc
 
@@ -296,11 +302,11 @@ class SafeEncoder:
     def meaning(self) -> bool:
         return self.embedder is not None and self.embedder.meaning and not self.stood_in
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def __call__(self, texts: list[str], workers: int = 1) -> np.ndarray:
         if self.embedder is None:
             return hash_vectors(texts)
         try:
-            return self.embedder.encode(texts)
+            return self.embedder.encode(texts, workers=workers)
         except VaultError:
             self.stood_in = True
             return hash_vectors(texts)
