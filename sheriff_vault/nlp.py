@@ -149,6 +149,34 @@ def alias(span: Span, name: str | None = None) -> None:
             spans.popitem(last=False)
 
 
+def joined(texts: list[str], name: str | None = None) -> str:
+    """`texts` joined by spaces, and its parse made of theirs (spaCy's `Doc.from_docs`) unless it is
+    cached: a stage that reads several sentences as one text (a subject's facts of one turn, with
+    the replies that restate them) parses nothing again, and each word keeps the tags its own
+    sentence was given."""
+    text = " ".join(texts)
+    name = name or _CURRENT.get()
+    if len(texts) < 2:
+        return text
+    with _LOCK:
+        cached = text in _PARSED.get(name, {}) or text in _ALIASED.get(name, {})
+    if cached or any(not t or t != t.strip() or len(t) > LONGEST for t in texts):
+        return text
+    from spacy.tokens import Doc
+
+    parts = parse(texts, name)
+    doc = Doc.from_docs(parts, ensure_whitespace=True, exclude=["user_data", "tensor", "spans"])  # type: ignore[call-arg]
+    if doc is None or doc.text != text:
+        return text
+    with _LOCK:
+        cache = _PARSED[name]
+        if text not in cache:
+            cache[text] = doc
+            while len(cache) > CACHE:
+                _BARE[name].discard(cache.popitem(last=False)[0])
+    return text
+
+
 def _unparsed(nlp: Language, text: str) -> Doc:
     """Words and sentences only (no tags, lemmas, entities or dependencies) for an over-long text."""
     from spacy.pipeline import Sentencizer

@@ -102,3 +102,26 @@ def test_a_sentence_read_out_of_a_parsed_turn_is_not_parsed_again(monkeypatch) -
     assert [(t.text, t.tag_, t.dep_) for t in alone] == [(t.text, t.tag_, t.dep_) for t in second]
     nlp.parse(["A sentence nobody aliased."])
     assert parsed == ["A sentence nobody aliased."]
+
+
+def test_sentences_read_as_one_text_are_not_parsed_again(monkeypatch) -> None:
+    """A stage that reads several parsed sentences as one text (a subject's facts of one turn and
+    the reply that restated them) gets their parses joined, each word with the tags its own
+    sentence was given, without a pipeline call; parts that cannot be joined as written are parsed
+    as one text."""
+    parts = ["The caterer wants the final numbers by Friday.", "Noted: final numbers to the caterer by Friday."]
+    done = nlp.parse(parts)
+    parsed: list[str] = []
+    pipe = nlp.pipeline().pipe
+    monkeypatch.setattr(nlp.pipeline(), "pipe", lambda texts, **kw: pipe(parsed.extend(texts) or texts, **kw))
+    text = nlp.joined(parts)
+    [whole] = nlp.parse([text])
+    assert parsed == [] and text == " ".join(parts) == whole.text
+    assert _reading(whole)[: len(done[0])] == _reading(done[0])
+    assert [(t.text, t.tag_, t.dep_) for t in whole[len(done[0]):]] == [(t.text, t.tag_, t.dep_) for t in done[1]]
+    assert [e.text for e in whole.ents] == [e.text for d in done for e in d.ents]
+    assert nlp.joined(["One part alone."]) == "One part alone." and parsed == []
+    spaced = nlp.joined(["The hall is booked. ", "For the 9th."])  # a part's own space would be doubled
+    assert spaced == "The hall is booked.  For the 9th."
+    nlp.parse([spaced])
+    assert parsed == [spaced]

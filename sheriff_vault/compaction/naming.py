@@ -804,7 +804,7 @@ def _turn_texts(cand: Candidate, by_id: dict[str, Turn]) -> list[str]:
     for unit in cand.units:
         per_turn.setdefault(unit.turn.id, []).append(unit.text)
         per_turn[unit.turn.id] += [by_id[e].content for e in unit.echoes if e in by_id]
-    return [" ".join(parts) for parts in per_turn.values()]
+    return [nlp.joined(parts) for parts in per_turn.values()]
 
 
 def _opening(cand: Candidate, by_id: dict[str, Turn]) -> list[str] | None:
