@@ -649,13 +649,13 @@ class _Ranker:
         latest = max((d for d in self.snap.docs_of_topic.get(best[1].topic_path, ())
                       if d.kind in ITEM_KINDS and not d.superseded and of_kind(d)),
                      key=lambda d: (d.date, d.line), default=None)
-        if latest is None or latest is best[1] or (latest.date, latest.line) <= (best[1].date, best[1].line):
+        if latest is None or (latest.date, latest.line, latest.doc_id) <= (best[1].date, best[1].line, best[1].doc_id):
             return cands
         weight = best[0] * BESIDE
         consider(latest)
         out = []
         for prio, doc, hit, sig in cands:
-            if doc is latest and weight > prio:
+            if doc.doc_id == latest.doc_id and weight > prio:
                 prio, sig = weight, {**sig, "latest_of_kind": best[1].doc_id}
             out.append((prio, doc, hit, sig))
         return out
