@@ -649,7 +649,7 @@ class _Ranker:
         latest = max((d for d in self.snap.docs_of_topic.get(best[1].topic_path, ())
                       if d.kind in ITEM_KINDS and not d.superseded and of_kind(d)),
                      key=lambda d: (d.date, d.line), default=None)
-        if latest is None or (latest.date, latest.line, latest.doc_id) <= (best[1].date, best[1].line, best[1].doc_id):
+        if latest is None or (latest.date, latest.line) <= (best[1].date, best[1].line):  # the match is the latest
             return cands
         weight = best[0] * BESIDE
         consider(latest)
